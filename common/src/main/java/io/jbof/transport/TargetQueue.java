@@ -1,0 +1,29 @@
+package io.jbof.transport;
+
+import io.netty.util.concurrent.EventExecutor;
+
+/**
+ * The target's view of one NVMe queue pair carried by a transport connection (a TCP connection or
+ * an RDMA QP). Every call is made on {@link #executor()}, the one thread that owns the queue.
+ */
+public interface TargetQueue {
+    /** The thread that owns this queue: commands arrive on it and must be completed on it. */
+    EventExecutor executor();
+
+    String transportName();
+
+    /** The peer, for logs and access decisions. */
+    String remoteAddress();
+
+    /** In-capsule data the transport accepts on this queue, in bytes. */
+    int inCapsuleDataSize();
+
+    /**
+     * Set once Connect succeeded: the queue ID and size (entries) used for the SQ head pointer in
+     * completions, and whether the host turned SQ flow control off.
+     */
+    void bind(int qid, int sqSize, boolean sqFlowControlDisabled);
+
+    /** Ends the connection: in-flight commands are failed, the handler's onClosed follows. */
+    void close(String reason);
+}

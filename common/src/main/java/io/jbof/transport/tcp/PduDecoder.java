@@ -1,0 +1,157 @@
+package io.jbof.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Frames the byte stream into whole PDUs, checks the common header (type, hlen, pdo, plen bounds)
+ * and verifies digests once they are negotiated. Emits each PDU as a retained slice of the
+ * cumulation (pooled: no copy, no allocation per PDU); the next stage owns and releases it.
+ */
+public final class PduDecoder extends ByteToMessageDecoder {
+    private final boolean controllerSide;
+    private final CRC32C crc = new CRC32C();
+    private int maxPduLength;
+    private boolean headerDigest;
+    private boolean dataDigest;
+    private boolean initialized;
+    private boolean failed;
+
+    /**
+     * @param controllerSide true on the target (accepts host-to-controller PDU types)
+     * @param maxPduLength   the largest plen accepted, bounding what one connection can make us buffer
+     */
+    public PduDecoder(boolean controllerSide, int maxPduLength) {
+        this.controllerSide = controllerSide;
+        this.maxPduLength = maxPduLength;
+    }
+
+    /** Called by the connection stage once ICReq/ICResp negotiated digests and sizes. */
+    public void negotiated(boolean headerDigest, boolean dataDigest, int maxPduLength) {
+        this.headerDigest = headerDigest;
+        this.dataDigest = dataDigest;
+        this.maxPduLength = maxPduLength;
+        this.initialized = true;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            // After a fatal error the connection is closing: nothing more is interpreted.
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        try {
+            decodeFrames(in, out);
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
+        }
+    }
+
+    private void decodeFrames(ByteBuf in, List<Object> out) {
+        while (in.readableBytes() >= Pdu.COMMON_HEADER) {
+            int at = in.readerIndex();
+            int type = Pdu.type(in, at);
+            int flags = Pdu.flags(in, at);
+            int hlen = Pdu.hlen(in, at);
+            int pdo = Pdu.pdo(in, at);
+            long plen = Pdu.plen(in, at) & 0xFFFFFFFFL;
+            checkType(type);
+            int expected = Pdu.expectedHlen(type);
+            if (hlen != expected) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 2,
+                        Pdu.name(type) + " has hlen " + hlen + ", expected " + expected);
+            }
+            boolean digests = initialized && Pdu.carriesDigests(type);
+            boolean hd = digests && headerDigest;
+            if (digests && ((flags & Pdu.FLAG_HDGST) != 0) != headerDigest) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "HDGSTF flag disagrees with the negotiated header digest");
+            }
+            if (digests && !dataDigest && (flags & Pdu.FLAG_DDGST) != 0) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "DDGSTF set but data digest was not negotiated");
+            }
+            int headerEnd = hlen + (hd ? Pdu.DIGEST : 0);
+            if (plen < headerEnd) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen " + plen + " is shorter than its header");
+            }
+            if (plen > maxPduLength && type != Pdu.IC_REQ && type != Pdu.IC_RESP) {
+                throw new PduException(Pdu.FES_DATA_LIMIT_EXCEEDED, 4,
+                        Pdu.name(type) + " plen " + plen + " exceeds the limit of " + maxPduLength);
+            }
+            if ((type == Pdu.IC_REQ || type == Pdu.IC_RESP) && plen != Pdu.IC_LENGTH) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen must be 128, is " + plen);
+            }
+            if ((type == Pdu.H2C_TERM_REQ || type == Pdu.C2H_TERM_REQ) && plen > Pdu.TERM_REQ_MAX_PLEN) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen " + plen + " exceeds 152");
+            }
+            boolean hasData = plen > headerEnd;
+            if (hasData && type != Pdu.H2C_TERM_REQ && type != Pdu.C2H_TERM_REQ) {
+                if (pdo < headerEnd || pdo > plen) {
+                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 3, Pdu.name(type) + " pdo " + pdo + " is outside the PDU");
+                }
+                boolean dd = digests && dataDigest && (flags & Pdu.FLAG_DDGST) != 0;
+                if (digests && dataDigest && (flags & Pdu.FLAG_DDGST) == 0) {
+                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, Pdu.name(type) + " with data lacks DDGSTF");
+                }
+                if (plen - pdo < (dd ? Pdu.DIGEST : 0)) {
+                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " is too short for its data digest");
+                }
+            }
+            if (in.readableBytes() < plen) {
+                // Wait for the rest; make sure the cumulation will not outgrow what we accept.
+                return;
+            }
+            if (hd) {
+                int want = in.getIntLE(at + hlen);
+                int got = Pdu.crc32c(crc, in, at, hlen);
+                if (want != got) {
+                    throw new PduException(Pdu.FES_HEADER_DIGEST_ERROR, 0,
+                            String.format("header digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
+                }
+            }
+            if (hasData && digests && dataDigest && (flags & Pdu.FLAG_DDGST) != 0) {
+                int dataLen = (int) plen - pdo - Pdu.DIGEST;
+                int want = in.getIntLE(at + (int) plen - Pdu.DIGEST);
+                int got = Pdu.crc32c(crc, in, at + pdo, dataLen);
+                if (want != got) {
+                    throw new DataDigestException(type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)),
+                            String.format("data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
+                }
+            }
+            out.add(in.readRetainedSlice((int) plen));
+        }
+    }
+
+    private void checkType(int type) {
+        boolean ok;
+        if (controllerSide) {
+            ok = type == Pdu.IC_REQ || type == Pdu.CAPSULE_CMD || type == Pdu.H2C_DATA || type == Pdu.H2C_TERM_REQ;
+        } else {
+            ok = type == Pdu.IC_RESP || type == Pdu.CAPSULE_RESP || type == Pdu.C2H_DATA || type == Pdu.R2T || type == Pdu.C2H_TERM_REQ;
+        }
+        if (!ok) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(type) + " from the "
+                    + (controllerSide ? "host" : "controller"));
+        }
+        if (!initialized && type != Pdu.IC_REQ && type != Pdu.IC_RESP && type != Pdu.H2C_TERM_REQ && type != Pdu.C2H_TERM_REQ) {
+            throw new PduException(Pdu.FES_PDU_SEQUENCE_ERROR, 0, Pdu.name(type) + " before connection initialization");
+        }
+    }
+
+    /** A data digest mismatch: fatal for the connection, reported with the command it belonged to. */
+    public static final class DataDigestException extends RuntimeException {
+        public final int pduType;
+        public final int cid;
+
+        DataDigestException(int pduType, int cid, String message) {
+            super(message);
+            this.pduType = pduType;
+            this.cid = cid;
+        }
+    }
+}

@@ -1,0 +1,281 @@
+package io.jbof.transport.tcp;
+
+import io.jbof.nvme.NvmeCommand;
+import io.jbof.nvme.NvmeCompletion;
+import io.jbof.nvme.Sgl;
+import io.jbof.transport.HostCommand;
+import io.jbof.transport.HostConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32C;
+
+/**
+ * The host end of one NVMe/TCP connection: ICReq/ICResp, then command capsules out (with in-capsule
+ * data for small writes), C2HData placed into the command's buffer, R2T answered with H2CData slices
+ * of the caller's buffer (no copy), CapsuleResp handed to the queue logic.
+ */
+public final class TcpHostConnection extends ChannelInboundHandlerAdapter implements HostConnection {
+    private static final Logger log = LoggerFactory.getLogger(TcpHostConnection.class);
+    /** Largest C2HData payload we buffer for one PDU; data PDUs are bounded by the command's length anyway. */
+    static final int MAX_CONTROLLER_PDU = 8 * 1024 * 1024;
+
+    private final Listener listener;
+    private final PduDecoder decoder;
+    private final boolean wantHeaderDigest;
+    private final boolean wantDataDigest;
+    private final CompletableFuture<HostConnection> ready;
+    private final CRC32C crc = new CRC32C();
+    private final ByteBuf syntheticCqe = Unpooled.directBuffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
+    private final NvmeCompletion completion = new NvmeCompletion();
+
+    private ChannelHandlerContext ctx;
+    private boolean headerDigest;
+    private boolean dataDigest;
+    private int maxH2CData;
+    private int inCapsuleDataSize = 0;
+    private boolean open;
+    private Throwable failure;
+
+    TcpHostConnection(Listener listener, PduDecoder decoder, boolean headerDigest, boolean dataDigest,
+                      CompletableFuture<HostConnection> ready) {
+        this.listener = listener;
+        this.decoder = decoder;
+        this.wantHeaderDigest = headerDigest;
+        this.wantDataDigest = dataDigest;
+        this.ready = ready;
+        syntheticCqe.writerIndex(NvmeCompletion.SIZE);
+    }
+
+    @Override public EventExecutor executor() { return ctx.executor(); }
+    @Override public void inCapsuleDataSize(int bytes) { this.inCapsuleDataSize = bytes; }
+    @Override public boolean isOpen() { return open && ctx.channel().isActive(); }
+    @Override public void flush() { ctx.flush(); }
+
+    @Override
+    public void close() {
+        if (ctx != null) ctx.close();
+    }
+
+    public boolean headerDigest() { return headerDigest; }
+    public boolean dataDigest() { return dataDigest; }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ByteBuf b = ctx.alloc().directBuffer(Pdu.IC_LENGTH);
+        Pdu.writeCommonHeader(b, Pdu.IC_REQ, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
+        b.writeShortLE(0); // PFV 1.0
+        b.writeByte(0);    // HPDA: no data alignment needed
+        b.writeByte((wantHeaderDigest ? Pdu.IC_DGST_HEADER : 0) | (wantDataDigest ? Pdu.IC_DGST_DATA : 0));
+        b.writeIntLE(0);   // MAXR2T (0's based): one outstanding R2T per command
+        b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
+        ctx.writeAndFlush(b);
+    }
+
+    @Override
+    public void send(HostCommand cmd) {
+        ByteBuf capsule = cmd.capsule();
+        int base = capsule.readerIndex();
+        int len = cmd.dataLength();
+        boolean inline = cmd.dataToController() && len > 0 && len <= inCapsuleDataSize;
+        Sgl.write(capsule, base, 0, len, inline ? Sgl.ID_IN_CAPSULE : Sgl.ID_TCP_TRANSPORT);
+        int hd = headerDigest ? Pdu.DIGEST : 0;
+        int dd = inline && dataDigest ? Pdu.DIGEST : 0;
+        int pdo = inline ? Pdu.CAPSULE_CMD_HLEN + hd : 0;
+        int plen = Pdu.CAPSULE_CMD_HLEN + hd + (inline ? len + dd : 0);
+        int flags = (headerDigest ? Pdu.FLAG_HDGST : 0) | (dd != 0 ? Pdu.FLAG_DDGST : 0);
+        ByteBuf h = ctx.alloc().directBuffer(Pdu.CAPSULE_CMD_HLEN + hd);
+        Pdu.writeCommonHeader(h, Pdu.CAPSULE_CMD, flags, Pdu.CAPSULE_CMD_HLEN, pdo, plen);
+        h.writeBytes(capsule, base, NvmeCommand.SIZE);
+        if (headerDigest) h.writeIntLE(Pdu.crc32c(crc, h, 0, Pdu.CAPSULE_CMD_HLEN));
+        ctx.write(h, ctx.voidPromise());
+        if (inline) {
+            ByteBuf data = cmd.data();
+            ByteBuf slice = data.retainedSlice(data.readerIndex(), len);
+            if (dd != 0) {
+                ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
+                d.writeIntLE(Pdu.crc32c(crc, slice, slice.readerIndex(), len));
+                ctx.write(slice, ctx.voidPromise());
+                ctx.write(d, ctx.voidPromise());
+            } else {
+                ctx.write(slice, ctx.voidPromise());
+            }
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf pdu = (ByteBuf) msg;
+        try {
+            int at = pdu.readerIndex();
+            switch (Pdu.type(pdu, at)) {
+                case Pdu.IC_RESP: onIcResp(pdu, at); break;
+                case Pdu.CAPSULE_RESP: onResponse(pdu, at); break;
+                case Pdu.C2H_DATA: onC2HData(pdu, at); break;
+                case Pdu.R2T: onR2T(pdu, at); break;
+                case Pdu.C2H_TERM_REQ:
+                    failure = new IOException(String.format("the controller terminated the connection: C2HTermReq FES 0x%x FEI %d",
+                            pdu.getUnsignedShortLE(at + Pdu.TERM_OFF_FES), pdu.getIntLE(at + Pdu.TERM_OFF_FEI)));
+                    log.warn(failure.getMessage());
+                    ctx.close();
+                    break;
+                default:
+                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(Pdu.type(pdu, at)));
+            }
+        } finally {
+            pdu.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    private void onIcResp(ByteBuf pdu, int at) {
+        if (open) throw new PduException(Pdu.FES_PDU_SEQUENCE_ERROR, 0, "second ICResp");
+        int pfv = pdu.getUnsignedShortLE(at + Pdu.IC_OFF_PFV);
+        int cpda = pdu.getUnsignedByte(at + Pdu.IC_OFF_HPDA_CPDA);
+        int dgst = pdu.getUnsignedByte(at + Pdu.IC_OFF_DGST);
+        int maxData = pdu.getIntLE(at + Pdu.IC_OFF_MAXR2T_MAXDATA);
+        if (pfv != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_PFV, "controller PFV " + pfv);
+        if (cpda > 31) throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_HPDA_CPDA, "CPDA " + cpda);
+        if (maxData < 4096 || maxData % 4 != 0) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_MAXR2T_MAXDATA, "MAXH2CDATA " + maxData + " is invalid");
+        }
+        headerDigest = (dgst & Pdu.IC_DGST_HEADER) != 0;
+        dataDigest = (dgst & Pdu.IC_DGST_DATA) != 0;
+        if (headerDigest && !wantHeaderDigest || dataDigest && !wantDataDigest) {
+            throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_DGST, "the controller enabled a digest we did not ask for");
+        }
+        maxH2CData = maxData;
+        decoder.negotiated(headerDigest, dataDigest, MAX_CONTROLLER_PDU);
+        open = true;
+        ready.complete(this);
+    }
+
+    private HostCommand commandFor(int cid, String what) {
+        HostCommand cmd = listener.lookup(cid);
+        if (cmd == null) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, what + " for CID " + cid + ", which is not in flight");
+        }
+        return cmd;
+    }
+
+    private void onResponse(ByteBuf pdu, int at) {
+        completion.wrap(pdu, at + Pdu.COMMON_HEADER);
+        HostCommand cmd = commandFor(completion.cid(), "CapsuleResp");
+        cmd.onCompletion(completion);
+    }
+
+    private void onC2HData(ByteBuf pdu, int at) {
+        int cid = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
+        int datao = pdu.getIntLE(at + Pdu.DATA_OFF_DATAO);
+        int datal = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
+        int flags = Pdu.flags(pdu, at);
+        int pdo = Pdu.pdo(pdu, at);
+        int carried = Pdu.plen(pdu, at) - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
+        HostCommand cmd = commandFor(cid, "C2HData");
+        if (cmd.dataToController() || cmd.data() == null) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, "C2HData for CID " + cid + ", which reads no data");
+        }
+        if (datal != carried || datal < 0 || datao < 0 || (long) datao + datal > cmd.dataLength()) {
+            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
+                    "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength() + "-byte buffer of CID " + cid);
+        }
+        ByteBuf dst = cmd.data();
+        dst.setBytes(dst.readerIndex() + datao, pdu, at + pdo, datal);
+        if ((flags & Pdu.FLAG_SUCCESS) != 0) {
+            if ((flags & Pdu.FLAG_LAST_PDU) == 0) {
+                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "C2HData SUCCESS without LAST_PDU");
+            }
+            syntheticCqe.setZero(0, NvmeCompletion.SIZE);
+            NvmeCompletion.write(syntheticCqe, 0, 0, 0, 0, cid, 0);
+            cmd.onCompletion(completion.wrap(syntheticCqe, 0));
+        }
+    }
+
+    private void onR2T(ByteBuf pdu, int at) {
+        int cid = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
+        int ttag = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_TTAG);
+        int r2to = pdu.getIntLE(at + Pdu.DATA_OFF_DATAO);
+        int r2tl = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
+        HostCommand cmd = commandFor(cid, "R2T");
+        if (!cmd.dataToController() || r2tl <= 0 || r2to < 0 || (long) r2to + r2tl > cmd.dataLength()) {
+            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
+                    "R2T offset " + r2to + " length " + r2tl + " outside the " + cmd.dataLength() + "-byte write of CID " + cid);
+        }
+        ByteBuf data = cmd.data();
+        int hd = headerDigest ? Pdu.DIGEST : 0;
+        int dd = dataDigest ? Pdu.DIGEST : 0;
+        int off = r2to;
+        int end = r2to + r2tl;
+        while (off < end) {
+            int n = Math.min(maxH2CData, end - off);
+            boolean last = off + n == end;
+            ByteBuf h = ctx.alloc().directBuffer(Pdu.DATA_HLEN + hd);
+            int flags = (headerDigest ? Pdu.FLAG_HDGST : 0) | (dataDigest ? Pdu.FLAG_DDGST : 0) | (last ? Pdu.FLAG_LAST_PDU : 0);
+            Pdu.writeCommonHeader(h, Pdu.H2C_DATA, flags, Pdu.DATA_HLEN, Pdu.DATA_HLEN + hd, Pdu.DATA_HLEN + hd + n + dd);
+            h.writeShortLE(cid);
+            h.writeShortLE(ttag);
+            h.writeIntLE(off);
+            h.writeIntLE(n);
+            h.writeIntLE(0);
+            if (headerDigest) h.writeIntLE(Pdu.crc32c(crc, h, 0, Pdu.DATA_HLEN));
+            ByteBuf slice = data.retainedSlice(data.readerIndex() + off, n);
+            ctx.write(h, ctx.voidPromise());
+            if (dataDigest) {
+                ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
+                d.writeIntLE(Pdu.crc32c(crc, slice, slice.readerIndex(), n));
+                ctx.write(slice, ctx.voidPromise());
+                ctx.write(d, ctx.voidPromise());
+            } else {
+                ctx.write(slice, ctx.voidPromise());
+            }
+            off += n;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        open = false;
+        syntheticCqe.release();
+        IOException cause = failure instanceof IOException ? (IOException) failure
+                : new IOException("connection to " + ctx.channel().remoteAddress() + " closed", failure);
+        if (!ready.isDone()) ready.completeExceptionally(cause);
+        listener.onClosed(cause);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (failure == null) failure = c;
+        if (c instanceof PduException) {
+            PduException p = (PduException) c;
+            log.warn("NVMe/TCP protocol error from controller {}: {}; sending H2CTermReq", ctx.channel().remoteAddress(), p.getMessage());
+            ByteBuf b = ctx.alloc().directBuffer(Pdu.TERM_REQ_HLEN);
+            Pdu.writeCommonHeader(b, Pdu.H2C_TERM_REQ, 0, Pdu.TERM_REQ_HLEN, 0, Pdu.TERM_REQ_HLEN);
+            b.writeShortLE(p.fes());
+            b.writeIntLE(p.fei());
+            b.writeZero(Pdu.TERM_REQ_HLEN - b.writerIndex());
+            ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            log.debug("host connection to {} failed: {}", ctx.channel().remoteAddress(), c.toString());
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.jbof.transport.tcp;
+
+import io.jbof.transport.HostConnection;
+import io.jbof.transport.HostConnectionOptions;
+import io.jbof.transport.HostTransport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Opens NVMe/TCP host connections; each queue's connection lives on one event loop of the group. */
+public final class TcpHostTransport implements HostTransport {
+    private final EventLoopGroup group;
+
+    public TcpHostTransport(int ioThreads) {
+        this.group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("jbof-host", true));
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public CompletableFuture<HostConnection> connect(HostConnectionOptions o, HostConnection.Listener listener) {
+        CompletableFuture<HostConnection> ready = new CompletableFuture<>();
+        Bootstrap b = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, o.connectTimeoutMillis())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        PduDecoder decoder = new PduDecoder(false, Pdu.IC_LENGTH);
+                        ch.pipeline().addLast("pdu-decoder", decoder);
+                        ch.pipeline().addLast("nvme-tcp-host",
+                                new TcpHostConnection(listener, decoder, o.headerDigest(), o.dataDigest(), ready));
+                    }
+                });
+        ChannelFuture f = b.connect(o.address(), o.port());
+        f.addListener(x -> {
+            if (!x.isSuccess()) {
+                ready.completeExceptionally(new IOException("cannot connect to " + o.address() + ":" + o.port()
+                        + " over TCP: " + x.cause().getMessage(), x.cause()));
+            }
+        });
+        group.schedule(() -> {
+            if (!ready.isDone()) {
+                ready.completeExceptionally(new TimeoutException("no ICResp from " + o.address() + ":" + o.port()
+                        + " within " + o.connectTimeoutMillis() + " ms"));
+                f.channel().close();
+            }
+        }, o.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
+        return ready;
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

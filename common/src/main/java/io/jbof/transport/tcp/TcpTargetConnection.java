@@ -1,0 +1,489 @@
+package io.jbof.transport.tcp;
+
+import io.jbof.nvme.NvmeCommand;
+import io.jbof.nvme.NvmeCompletion;
+import io.jbof.nvme.Sgl;
+import io.jbof.nvme.Status;
+import io.jbof.transport.TargetQueue;
+import io.jbof.transport.TargetQueueAcceptor;
+import io.jbof.transport.TargetQueueHandler;
+import io.jbof.transport.TargetRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * The controller end of one NVMe/TCP connection (one NVMe queue): the ICReq/ICResp exchange, command
+ * capsules in, C2HData / R2T + H2CData / CapsuleResp out. Runs entirely on the channel's event loop;
+ * request objects are pooled per connection and reused, so steady-state I/O allocates nothing here.
+ */
+public final class TcpTargetConnection extends ChannelInboundHandlerAdapter implements TargetQueue {
+    private static final Logger log = LoggerFactory.getLogger(TcpTargetConnection.class);
+
+    private final TargetQueueAcceptor acceptor;
+    private final TcpTargetOptions options;
+    private final PduDecoder decoder;
+    private final CRC32C crc = new CRC32C();
+    private final Runnable flushTask = this::flushNow;
+
+    private ChannelHandlerContext ctx;
+    private TargetQueueHandler handler;
+    private boolean initialized;
+    private boolean headerDigest;
+    private boolean dataDigest;
+    private boolean closed;
+    private boolean inRead;
+    private boolean flushScheduled;
+    private String remote = "?";
+
+    private int qid = -1;
+    private int sqSize = 1;
+    private boolean sqFlowDisabled;
+    private int sqHead;
+
+    private Request[] requests = new Request[16];
+    private int requestCount;
+    private int[] free = new int[16];
+    private int freeCount;
+    private int inFlight;
+
+    public TcpTargetConnection(TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder) {
+        this.acceptor = acceptor;
+        this.options = options;
+        this.decoder = decoder;
+    }
+
+    /** The largest PDU a host may send us, header digest and data digest included. */
+    public static int maxHostPdu(TcpTargetOptions o) {
+        int capsule = Pdu.CAPSULE_CMD_HLEN + Pdu.DIGEST + o.inCapsuleDataSize() + Pdu.DIGEST;
+        int data = Pdu.DATA_HLEN + Pdu.DIGEST + o.maxH2CData() + Pdu.DIGEST;
+        return Math.max(capsule, data);
+    }
+
+    // ---- TargetQueue ----
+
+    @Override public EventExecutor executor() { return ctx.executor(); }
+    @Override public String transportName() { return "tcp"; }
+    @Override public String remoteAddress() { return remote; }
+    @Override public int inCapsuleDataSize() { return options.inCapsuleDataSize(); }
+
+    @Override
+    public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {
+        this.qid = qid;
+        this.sqSize = Math.max(1, sqSize);
+        this.sqFlowDisabled = sqFlowControlDisabled;
+        this.sqHead %= this.sqSize;
+    }
+
+    @Override
+    public void close(String reason) {
+        if (closed) return;
+        log.debug("closing {} queue {}: {}", remote, qid, reason);
+        flushNow();
+        ctx.close();
+    }
+
+    // ---- Netty ----
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        remote = String.valueOf(ctx.channel().remoteAddress());
+        handler = acceptor.accept(this);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf pdu = (ByteBuf) msg;
+        inRead = true;
+        try {
+            if (closed) return;
+            int type = Pdu.type(pdu, pdu.readerIndex());
+            switch (type) {
+                case Pdu.IC_REQ: onIcReq(pdu); break;
+                case Pdu.CAPSULE_CMD: onCapsule(pdu); break;
+                case Pdu.H2C_DATA: onH2CData(pdu); break;
+                case Pdu.H2C_TERM_REQ: onTermReq(pdu); break;
+                default: throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(type));
+            }
+        } finally {
+            pdu.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        inRead = false;
+        flushNow();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        for (int i = 0; i < requestCount; i++) {
+            Request r = requests[i];
+            if (r.active) r.releaseData();
+        }
+        if (handler != null) handler.onClosed();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (c instanceof PduException) {
+            PduException p = (PduException) c;
+            log.warn("NVMe/TCP protocol error from {} (queue {}): {}; sending C2HTermReq FES {}", remote, qid, p.getMessage(), p.fes());
+            terminate(p.fes(), p.fei());
+        } else if (c instanceof PduDecoder.DataDigestException) {
+            log.warn("{} from {} (queue {}): closing the connection", c.getMessage(), remote, qid);
+            ctx.close();
+        } else if (c instanceof IOException) {
+            log.debug("connection {} failed: {}", remote, c.toString());
+            ctx.close();
+        } else {
+            log.error("internal error on connection {} (queue {}); closing it", remote, qid, c);
+            ctx.close();
+        }
+    }
+
+    private void terminate(int fes, int fei) {
+        if (closed) return;
+        ByteBuf b = ctx.alloc().directBuffer(Pdu.TERM_REQ_HLEN);
+        Pdu.writeCommonHeader(b, Pdu.C2H_TERM_REQ, 0, Pdu.TERM_REQ_HLEN, 0, Pdu.TERM_REQ_HLEN);
+        b.writeShortLE(fes);
+        b.writeIntLE(fei);
+        b.writeZero(Pdu.TERM_REQ_HLEN - b.writerIndex());
+        closed = true;
+        ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    // ---- inbound PDUs ----
+
+    private void onIcReq(ByteBuf pdu) {
+        int at = pdu.readerIndex();
+        if (initialized) throw new PduException(Pdu.FES_PDU_SEQUENCE_ERROR, 0, "second ICReq");
+        int pfv = pdu.getUnsignedShortLE(at + Pdu.IC_OFF_PFV);
+        if (pfv != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_PFV, "unsupported PDU format version " + pfv);
+        int hpda = pdu.getUnsignedByte(at + Pdu.IC_OFF_HPDA_CPDA);
+        if (hpda > 31) throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " exceeds 31");
+        int dgst = pdu.getUnsignedByte(at + Pdu.IC_OFF_DGST);
+        boolean allow = options.allowDigests();
+        headerDigest = allow && (dgst & Pdu.IC_DGST_HEADER) != 0;
+        dataDigest = allow && (dgst & Pdu.IC_DGST_DATA) != 0;
+        // HPDA asks us to align data in PDUs we send; with CPDA 0 and HPDA 0 data follows the header.
+        if (hpda != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " is not supported (only 0)");
+
+        ByteBuf b = ctx.alloc().directBuffer(Pdu.IC_LENGTH);
+        Pdu.writeCommonHeader(b, Pdu.IC_RESP, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
+        b.writeShortLE(0);            // PFV
+        b.writeByte(0);               // CPDA
+        b.writeByte((headerDigest ? Pdu.IC_DGST_HEADER : 0) | (dataDigest ? Pdu.IC_DGST_DATA : 0));
+        b.writeIntLE(options.maxH2CData());
+        b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
+        ctx.write(b);
+        initialized = true;
+        decoder.negotiated(headerDigest, dataDigest, maxHostPdu(options));
+    }
+
+    private void onTermReq(ByteBuf pdu) {
+        int at = pdu.readerIndex();
+        log.warn("host {} terminated queue {}: H2CTermReq FES 0x{} FEI {}", remote, qid,
+                Integer.toHexString(pdu.getUnsignedShortLE(at + Pdu.TERM_OFF_FES)), pdu.getIntLE(at + Pdu.TERM_OFF_FEI));
+        closed = true;
+        ctx.close();
+    }
+
+    private void onCapsule(ByteBuf pdu) {
+        int at = pdu.readerIndex();
+        int plen = Pdu.plen(pdu, at);
+        int pdo = Pdu.pdo(pdu, at);
+        int flags = Pdu.flags(pdu, at);
+        int headerEnd = Pdu.CAPSULE_CMD_HLEN + (headerDigest ? Pdu.DIGEST : 0);
+        int inCapsule = 0;
+        if (plen > headerEnd) {
+            inCapsule = plen - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
+        }
+        Request r = acquire();
+        if (r == null) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0,
+                    "host exceeded the queue size: " + inFlight + " commands in flight");
+        }
+        r.sqe.setBytes(0, pdu, at + Pdu.COMMON_HEADER, NvmeCommand.SIZE);
+        r.classify(pdu, at + pdo, inCapsule);
+        if (sqFlowDisabled) {
+            sqHead = 0;
+        } else if (++sqHead >= sqSize) {
+            sqHead = 0;
+        }
+        handler.onCommand(r);
+    }
+
+    private void onH2CData(ByteBuf pdu) {
+        int at = pdu.readerIndex();
+        int cccid = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
+        int ttag = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_TTAG);
+        int datao = pdu.getIntLE(at + Pdu.DATA_OFF_DATAO);
+        int datal = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
+        int plen = Pdu.plen(pdu, at);
+        int pdo = Pdu.pdo(pdu, at);
+        int flags = Pdu.flags(pdu, at);
+        int carried = plen - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
+        if (plen <= Pdu.DATA_HLEN + (headerDigest ? Pdu.DIGEST : 0)) carried = 0;
+        if (ttag >= requestCount || !requests[ttag].active || requests[ttag].receiver == null) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_TTAG, "H2CData with unknown transfer tag " + ttag);
+        }
+        Request r = requests[ttag];
+        if (cccid != r.command.cid()) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID,
+                    "H2CData CCCID " + cccid + " does not match transfer tag " + ttag + " (CID " + r.command.cid() + ")");
+        }
+        if (datal != carried || datal <= 0) {
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_DATAL, "H2CData DATAL " + datal + " but the PDU carries " + carried);
+        }
+        if (datal > options.maxH2CData()) {
+            throw new PduException(Pdu.FES_DATA_LIMIT_EXCEEDED, Pdu.DATA_OFF_DATAL, "H2CData DATAL " + datal + " exceeds MAXH2CDATA");
+        }
+        if (datao != r.received || (long) datao + datal > r.length) {
+            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
+                    "H2CData DATAO " + datao + " DATAL " + datal + " outside the expected range (next " + r.received + ", length " + r.length + ")");
+        }
+        r.deliver(pdu, at + pdo, datal);
+    }
+
+    // ---- request pool ----
+
+    private Request acquire() {
+        if (freeCount > 0) {
+            Request r = requests[free[--freeCount]];
+            r.active = true;
+            inFlight++;
+            return r;
+        }
+        if (requestCount >= options.maxQueueEntries() + 1) return null;
+        if (requestCount == requests.length) {
+            requests = java.util.Arrays.copyOf(requests, requests.length * 2);
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        }
+        Request r = new Request(requestCount);
+        requests[requestCount++] = r;
+        r.active = true;
+        inFlight++;
+        return r;
+    }
+
+    private void recycle(Request r) {
+        r.releaseData();
+        r.receiver = null;
+        r.active = false;
+        inFlight--;
+        free[freeCount++] = r.index;
+    }
+
+    // ---- outbound ----
+
+    private void write(Object msg) {
+        ctx.write(msg, ctx.voidPromise());
+        if (!inRead && !flushScheduled) {
+            flushScheduled = true;
+            ctx.executor().execute(flushTask);
+        }
+    }
+
+    private void flushNow() {
+        flushScheduled = false;
+        if (ctx != null) ctx.flush();
+    }
+
+    private ByteBuf dataHeader(int type, int cid, int ttag, int offset, int length, boolean last, boolean success) {
+        int hd = headerDigest ? Pdu.DIGEST : 0;
+        int dd = dataDigest ? Pdu.DIGEST : 0;
+        int hlen = Pdu.DATA_HLEN;
+        int flags = (headerDigest ? Pdu.FLAG_HDGST : 0);
+        int plen;
+        int pdo;
+        if (type == Pdu.C2H_DATA) {
+            flags |= (dataDigest ? Pdu.FLAG_DDGST : 0) | (last ? Pdu.FLAG_LAST_PDU : 0) | (success ? Pdu.FLAG_SUCCESS : 0);
+            pdo = hlen + hd;
+            plen = pdo + length + dd;
+        } else { // R2T carries no data
+            pdo = 0;
+            plen = hlen + hd;
+        }
+        ByteBuf b = ctx.alloc().directBuffer(hlen + hd);
+        Pdu.writeCommonHeader(b, type, flags, hlen, pdo, plen);
+        b.writeShortLE(cid);
+        b.writeShortLE(ttag);
+        b.writeIntLE(offset);
+        b.writeIntLE(length);
+        b.writeIntLE(0);
+        if (headerDigest) b.writeIntLE(Pdu.crc32c(crc, b, 0, hlen));
+        return b;
+    }
+
+    private ByteBuf digestOf(ByteBuf data) {
+        ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
+        d.writeIntLE(Pdu.crc32c(crc, data, data.readerIndex(), data.readableBytes()));
+        return d;
+    }
+
+    /** One command exchange; pooled by the connection, indexed by its transfer tag. */
+    private final class Request implements TargetRequest {
+        final int index;
+        final ByteBuf sqe = Unpooled.directBuffer(NvmeCommand.SIZE, NvmeCommand.SIZE);
+        final NvmeCommand command = new NvmeCommand().wrap(sqe, 0);
+        boolean active;
+        int length;
+        int sglStatus;
+        ByteBuf inCapsule;
+        DataReceiver receiver;
+        int received;
+        int receiveStatus;
+        boolean completed;
+        Object attachment;
+
+        Request(int index) {
+            this.index = index;
+            sqe.writerIndex(NvmeCommand.SIZE);
+        }
+
+        void classify(ByteBuf pdu, int dataAt, int inCapsuleLength) {
+            completed = false;
+            received = 0;
+            receiveStatus = Status.SUCCESS;
+            sglStatus = Status.SUCCESS;
+            length = command.sglLength();
+            int id = command.sglIdentifier();
+            if (id == Sgl.ID_IN_CAPSULE) {
+                if (command.sglAddress() != 0) {
+                    sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
+                } else if (length > options.inCapsuleDataSize()) {
+                    sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
+                } else if (length != inCapsuleLength) {
+                    sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
+                } else if (length > 0) {
+                    inCapsule = pdu.retainedSlice(dataAt, length);
+                }
+            } else if (id == Sgl.ID_TCP_TRANSPORT) {
+                if (inCapsuleLength > 0) sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
+            } else {
+                sglStatus = Status.dnr(Status.SGL_DESCRIPTOR_TYPE_INVALID);
+            }
+            if (sglStatus != Status.SUCCESS) length = -1;
+        }
+
+        void releaseData() {
+            if (inCapsule != null) {
+                inCapsule.release();
+                inCapsule = null;
+            }
+        }
+
+        @Override public NvmeCommand command() { return command; }
+        @Override public TargetQueue queue() { return TcpTargetConnection.this; }
+        @Override public int transferLength() { return length; }
+        @Override public int sglStatus() { return sglStatus; }
+        @Override public Object attachment() { return attachment; }
+        @Override public void attach(Object a) { attachment = a; }
+
+        @Override
+        public void sendData(ByteBuf data) {
+            if (closed) {
+                data.release();
+                return;
+            }
+            int n = data.readableBytes();
+            write(dataHeader(Pdu.C2H_DATA, command.cid(), 0, 0, n, true, false));
+            ByteBuf digest = dataDigest ? digestOf(data) : null;
+            write(data);
+            if (digest != null) write(digest);
+        }
+
+        @Override
+        public void sendFile(FileChannel file, long position, int n) {
+            if (closed) return;
+            if (dataDigest) {
+                // The digest needs the bytes: read them into a pooled buffer instead of sendfile.
+                ByteBuf data = ctx.alloc().directBuffer(n);
+                try {
+                    int got = 0;
+                    while (got < n) {
+                        int r = data.writeBytes(file, position + got, n - got);
+                        if (r < 0) break;
+                        got += r;
+                    }
+                    if (got < n) data.writeZero(n - got);
+                } catch (IOException e) {
+                    data.release();
+                    throw new java.io.UncheckedIOException(e);
+                }
+                sendData(data);
+                return;
+            }
+            write(dataHeader(Pdu.C2H_DATA, command.cid(), 0, 0, n, true, false));
+            write(new FileSlice(file, position, n));
+        }
+
+        @Override
+        public void receiveData(DataReceiver r) {
+            if (inCapsule != null || length == 0) {
+                int status = length == 0 ? Status.SUCCESS : r.onData(inCapsule, 0);
+                releaseData();
+                r.onComplete(status);
+                return;
+            }
+            receiver = r;
+            received = 0;
+            if (closed) return;
+            write(dataHeader(Pdu.R2T, command.cid(), index, 0, length, false, false));
+        }
+
+        void deliver(ByteBuf pdu, int at, int n) {
+            if (receiveStatus == Status.SUCCESS) {
+                int s = receiver.onData(pdu.slice(at, n), received);
+                if (s != Status.SUCCESS) receiveStatus = s;
+            }
+            received += n;
+            if (received == length) {
+                DataReceiver rcv = receiver;
+                receiver = null;
+                if (completed) {
+                    recycle(this); // completed early; the tail of the data only had to be drained
+                } else {
+                    rcv.onComplete(receiveStatus);
+                }
+            }
+        }
+
+        @Override
+        public void complete(int status, long result) {
+            if (completed) throw new IllegalStateException("command completed twice: " + command);
+            completed = true;
+            if (!closed) {
+                int hd = headerDigest ? Pdu.DIGEST : 0;
+                ByteBuf b = ctx.alloc().directBuffer(Pdu.CAPSULE_RESP_HLEN + hd);
+                Pdu.writeCommonHeader(b, Pdu.CAPSULE_RESP, headerDigest ? Pdu.FLAG_HDGST : 0, Pdu.CAPSULE_RESP_HLEN, 0,
+                        Pdu.CAPSULE_RESP_HLEN + hd);
+                NvmeCompletion.write(b, Pdu.COMMON_HEADER, result, sqHead, Math.max(qid, 0), command.cid(), status);
+                b.writerIndex(Pdu.CAPSULE_RESP_HLEN);
+                if (headerDigest) b.writeIntLE(Pdu.crc32c(crc, b, 0, Pdu.CAPSULE_RESP_HLEN));
+                write(b);
+            }
+            if (receiver == null || closed) recycle(this);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.jbof.transport.tcp;
+
+import io.jbof.transport.TargetQueueAcceptor;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Listens for NVMe/TCP connections. Each accepted connection is one NVMe queue, owned for its whole
+ * life by one event loop of the worker group (one per core by default).
+ */
+public final class TcpTargetTransport implements AutoCloseable {
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final TcpTargetOptions options;
+    private Channel server;
+
+    public TcpTargetTransport(TcpTargetOptions options, int ioThreads) {
+        this.options = options;
+        this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("jbof-accept", true));
+        this.workers = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("jbof-tcp", true));
+    }
+
+    /** Binds and starts accepting; throws with a clear message when the address is unusable. */
+    public InetSocketAddress listen(InetSocketAddress address, TargetQueueAcceptor acceptor) throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        PduDecoder decoder = new PduDecoder(true, Pdu.IC_LENGTH);
+                        ch.pipeline().addLast("pdu-decoder", decoder);
+                        ch.pipeline().addLast("nvme-tcp-target", new TcpTargetConnection(acceptor, options, decoder));
+                    }
+                });
+        server = b.bind(address).sync().channel();
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Stops accepting new connections; established ones go on until closed. */
+    public void stopAccepting() {
+        if (server != null) server.close().syncUninterruptibly();
+    }
+
+    @Override
+    public void close() {
+        stopAccepting();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

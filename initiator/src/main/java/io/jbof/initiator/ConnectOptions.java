@@ -1,0 +1,110 @@
+package io.jbof.initiator;
+
+import io.jbof.nvme.Nqn;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+/** Everything needed to connect to a controller; build with {@link #builder()}. */
+public final class ConnectOptions {
+    public final String transport;
+    public final String address;
+    public final int port;
+    public final String subsystemNqn;
+    public final String hostNqn;
+    public final UUID hostId;
+    public final int ioQueues;
+    public final int queueDepth;
+    public final boolean headerDigest;
+    public final boolean dataDigest;
+    public final int keepAliveMillis;
+    public final int commandTimeoutMillis;
+    public final int connectTimeoutMillis;
+
+    private ConnectOptions(Builder b) {
+        this.transport = b.transport;
+        this.address = b.address;
+        this.port = b.port;
+        this.subsystemNqn = b.subsystemNqn;
+        this.hostId = b.hostId != null ? b.hostId : defaultHostId();
+        this.hostNqn = b.hostNqn != null ? b.hostNqn : Nqn.forUuid(this.hostId);
+        this.ioQueues = b.ioQueues;
+        this.queueDepth = b.queueDepth;
+        this.headerDigest = b.headerDigest;
+        this.dataDigest = b.dataDigest;
+        this.keepAliveMillis = b.keepAliveMillis;
+        this.commandTimeoutMillis = b.commandTimeoutMillis;
+        this.connectTimeoutMillis = b.connectTimeoutMillis;
+    }
+
+    /**
+     * A host identifier stable for this machine (as /etc/nvme/hostid is): derived from the host name,
+     * so reconnects from the same machine present the same identity.
+     */
+    static UUID defaultHostId() {
+        String name;
+        try {
+            name = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            name = "localhost";
+        }
+        return UUID.nameUUIDFromBytes(("jbof-host:" + name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.transport = transport; b.address = address; b.port = port; b.subsystemNqn = subsystemNqn; b.hostNqn = hostNqn;
+        b.hostId = hostId; b.ioQueues = ioQueues; b.queueDepth = queueDepth; b.headerDigest = headerDigest;
+        b.dataDigest = dataDigest; b.keepAliveMillis = keepAliveMillis; b.commandTimeoutMillis = commandTimeoutMillis;
+        b.connectTimeoutMillis = connectTimeoutMillis;
+        return b;
+    }
+
+    public static final class Builder {
+        private String transport = "tcp";
+        private String address = "127.0.0.1";
+        private int port = 4420;
+        private String subsystemNqn;
+        private String hostNqn;
+        private UUID hostId;
+        private int ioQueues = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private int queueDepth = 128;
+        private boolean headerDigest;
+        private boolean dataDigest;
+        private int keepAliveMillis = 5000;
+        private int commandTimeoutMillis = 30_000;
+        private int connectTimeoutMillis = 10_000;
+
+        public Builder transport(String t) { this.transport = t; return this; }
+        public Builder address(String a) { this.address = a; return this; }
+        public Builder port(int p) { this.port = p; return this; }
+        public Builder subsystemNqn(String n) { this.subsystemNqn = n; return this; }
+        public Builder hostNqn(String n) { this.hostNqn = n; return this; }
+        public Builder hostId(UUID id) { this.hostId = id; return this; }
+        public Builder ioQueues(int n) { this.ioQueues = n; return this; }
+        public Builder queueDepth(int d) { this.queueDepth = d; return this; }
+        public Builder headerDigest(boolean on) { this.headerDigest = on; return this; }
+        public Builder dataDigest(boolean on) { this.dataDigest = on; return this; }
+        public Builder keepAliveMillis(int ms) { this.keepAliveMillis = ms; return this; }
+        public Builder commandTimeoutMillis(int ms) { this.commandTimeoutMillis = ms; return this; }
+        public Builder connectTimeoutMillis(int ms) { this.connectTimeoutMillis = ms; return this; }
+
+        public ConnectOptions build() {
+            if (subsystemNqn == null) throw new IllegalArgumentException("no subsystem NQN given (-n NQN)");
+            String p = Nqn.problem(subsystemNqn);
+            if (p != null) throw new IllegalArgumentException("subsystem NQN: " + p);
+            if (hostNqn != null && (p = Nqn.problem(hostNqn)) != null) throw new IllegalArgumentException("host NQN: " + p);
+            if (ioQueues < 0 || ioQueues > 65535) throw new IllegalArgumentException("I/O queues must be 0..65535");
+            if (queueDepth < 2 || queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536");
+            if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
+            if (!"tcp".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is not available in this build; use tcp");
+            return new ConnectOptions(this);
+        }
+    }
+}

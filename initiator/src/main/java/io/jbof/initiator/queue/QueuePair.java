@@ -1,0 +1,177 @@
+package io.jbof.initiator.queue;
+
+import io.jbof.nvme.NvmeCommand;
+import io.jbof.nvme.NvmeCompletion;
+import io.jbof.transport.HostCommand;
+import io.jbof.transport.HostConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One host queue: command IDs (slot index = CID), the commands in flight, the ones waiting for a free
+ * slot, and per-command timeouts checked by one periodic task (no timer per command). Everything
+ * runs on the connection's event loop; {@link #submit} from another thread hops onto it.
+ */
+public final class QueuePair implements HostConnection.Listener {
+    private static final Logger log = LoggerFactory.getLogger(QueuePair.class);
+
+    private final int qid;
+    private final Slot[] slots;
+    private final int[] free;
+    private int freeCount;
+    private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+    private final long defaultTimeoutNanos;
+    private HostConnection connection;
+    private EventExecutor loop;
+    private ScheduledFuture<?> timeoutCheck;
+    private volatile Throwable closedCause;
+    private boolean flushPending;
+    private final Runnable flushTask = this::flushNow;
+
+    public QueuePair(int qid, int depth, long defaultTimeoutNanos) {
+        this.qid = qid;
+        this.slots = new Slot[depth];
+        this.free = new int[depth];
+        for (int i = 0; i < depth; i++) {
+            slots[i] = new Slot(i);
+            free[i] = depth - 1 - i;
+        }
+        this.freeCount = depth;
+        this.defaultTimeoutNanos = defaultTimeoutNanos;
+    }
+
+    /** Binds the queue to its connection (once the transport connected). */
+    public void attach(HostConnection connection) {
+        this.connection = connection;
+        this.loop = connection.executor();
+        long period = Math.max(TimeUnit.NANOSECONDS.toMillis(defaultTimeoutNanos) / 4, 50);
+        timeoutCheck = loop.scheduleAtFixedRate(this::expireTimedOut, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    public int qid() { return qid; }
+    public int depth() { return slots.length; }
+    public EventExecutor executor() { return loop; }
+    public HostConnection connection() { return connection; }
+    public boolean isOpen() { return closedCause == null && connection != null && connection.isOpen(); }
+
+    /** Submits from any thread; the callback runs on this queue's event loop. */
+    public void submit(Request r) {
+        if (loop.inEventLoop()) {
+            submitOnLoop(r);
+        } else {
+            loop.execute(() -> submitOnLoop(r));
+        }
+    }
+
+    private void submitOnLoop(Request r) {
+        Throwable dead = closedCause;
+        if (dead != null) {
+            r.callback.onComplete(r, -1, 0, dead);
+            return;
+        }
+        if (freeCount == 0) {
+            waiting.add(r);
+            return;
+        }
+        dispatch(r, slots[free[--freeCount]]);
+    }
+
+    private void dispatch(Request r, Slot s) {
+        s.request = r;
+        s.deadline = System.nanoTime() + (r.timeoutNanos > 0 ? r.timeoutNanos : defaultTimeoutNanos);
+        r.encode(s.command);
+        s.command.cid(s.cid);
+        connection.send(s);
+        if (!flushPending) {
+            flushPending = true;
+            loop.execute(flushTask); // one flush for every command submitted in this loop turn
+        }
+    }
+
+    private void flushNow() {
+        flushPending = false;
+        connection.flush();
+    }
+
+    private void finish(Slot s, int status, long result, Throwable error) {
+        Request r = s.request;
+        s.request = null;
+        free[freeCount++] = s.cid;
+        Request next = waiting.poll();
+        if (next != null) dispatch(next, slots[free[--freeCount]]);
+        r.callback.onComplete(r, status, result, error);
+    }
+
+    private void expireTimedOut() {
+        long now = System.nanoTime();
+        for (Slot s : slots) {
+            if (s.request != null && now - s.deadline > 0) {
+                String what = String.format("command opcode 0x%02x (CID %d) on queue %d timed out after %d ms; closing the queue",
+                        s.request.opcode, s.cid, qid, TimeUnit.NANOSECONDS.toMillis(s.request.timeoutNanos > 0 ? s.request.timeoutNanos : defaultTimeoutNanos));
+                log.warn(what);
+                // The CID cannot be reused while the controller may still answer it: the queue dies.
+                fail(new TimeoutException(what));
+                connection.close();
+                return;
+            }
+        }
+    }
+
+    private void fail(Throwable cause) {
+        if (closedCause == null) closedCause = cause;
+        for (Slot s : slots) {
+            if (s.request != null) finish(s, -1, 0, cause);
+        }
+        Request r;
+        while ((r = waiting.poll()) != null) r.callback.onComplete(r, -1, 0, cause);
+    }
+
+    // ---- HostConnection.Listener ----
+
+    @Override
+    public HostCommand lookup(int cid) {
+        return cid < slots.length && slots[cid].request != null ? slots[cid] : null;
+    }
+
+    @Override
+    public void onClosed(Throwable cause) {
+        if (timeoutCheck != null) timeoutCheck.cancel(false);
+        fail(cause != null ? cause : new IOException("queue " + qid + " closed"));
+    }
+
+    public void close() {
+        if (connection != null) connection.close();
+    }
+
+    /** A CID and its reusable capsule buffer. */
+    private final class Slot implements HostCommand {
+        final int cid;
+        final ByteBuf capsule = Unpooled.directBuffer(NvmeCommand.SIZE, NvmeCommand.SIZE).writerIndex(NvmeCommand.SIZE);
+        final NvmeCommand command = new NvmeCommand().wrap(capsule, 0);
+        Request request;
+        long deadline;
+
+        Slot(int cid) {
+            this.cid = cid;
+        }
+
+        @Override public ByteBuf capsule() { return capsule; }
+        @Override public ByteBuf data() { return request.data; }
+        @Override public int dataLength() { return request.dataLength; }
+        @Override public boolean dataToController() { return request.toController; }
+
+        @Override
+        public void onCompletion(NvmeCompletion c) {
+            finish(this, c.status(), c.result64(), null);
+        }
+    }
+}

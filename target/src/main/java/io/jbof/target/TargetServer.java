@@ -1,0 +1,176 @@
+package io.jbof.target;
+
+import io.jbof.nvme.Nqn;
+import io.jbof.target.config.ListenAddress;
+import io.jbof.target.config.Sizes;
+import io.jbof.target.config.TargetConfig;
+import io.jbof.target.controller.CommandSet;
+import io.jbof.target.controller.Controller;
+import io.jbof.target.controller.ControllerRegistry;
+import io.jbof.target.controller.PortInfo;
+import io.jbof.target.controller.QueueSession;
+import io.jbof.target.controller.TargetContext;
+import io.jbof.target.controller.TargetLimits;
+import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.subsystem.Subsystem;
+import io.jbof.transport.tcp.TcpTargetOptions;
+import io.jbof.transport.tcp.TcpTargetTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A running jbof target: subsystems with file-backed namespaces, the discovery subsystem, and the
+ * transport listeners. Built from a {@link TargetConfig}; closed by {@link #close()} (stop accepting,
+ * drop controllers, flush every namespace, close the files).
+ */
+public final class TargetServer implements TargetContext, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TargetServer.class);
+
+    private final Map<String, Subsystem> subsystems = new LinkedHashMap<>();
+    private final Subsystem discovery = new Subsystem(Nqn.DISCOVERY, "jbof discovery", true, Set.of());
+    private final TargetLimits limits;
+    private final ControllerRegistry controllers;
+    private final List<PortInfo> ports = new ArrayList<>();
+    private final List<InetSocketAddress> bound = new ArrayList<>();
+    private final TcpTargetTransport tcp;
+    private volatile boolean closed;
+
+    private TargetServer(TargetConfig cfg) {
+        this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
+        this.controllers = new ControllerRegistry(cfg.maxControllers);
+        int inCapsule = Math.max(cfg.inCapsuleData, TcpTargetOptions.ADMIN_IN_CAPSULE);
+        this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests), cfg.ioThreads);
+    }
+
+    /** Validates the configuration, opens every namespace and starts listening. */
+    public static TargetServer start(TargetConfig cfg) throws IOException, InterruptedException {
+        validate(cfg);
+        TargetServer t = new TargetServer(cfg);
+        try {
+            t.openSubsystems(cfg);
+            t.listen(cfg);
+            return t;
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    private static void validate(TargetConfig cfg) {
+        if (!"tcp".equals(cfg.transport)) {
+            throw new IllegalArgumentException("transport '" + cfg.transport + "' is not available in this build of the target; use tcp");
+        }
+        if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
+        if (cfg.subsystems.isEmpty()) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
+        if (cfg.queueDepth < 2 || cfg.queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
+        if (cfg.maxIoQueues < 1 || cfg.maxIoQueues > 65535) throw new IllegalArgumentException("max I/O queues must be 1..65535, not " + cfg.maxIoQueues);
+        if (cfg.inCapsuleData < 0 || cfg.inCapsuleData > 1 << 20 || cfg.inCapsuleData % 16 != 0) {
+            throw new IllegalArgumentException("in-capsule data size must be a multiple of 16 up to 1 MiB, not " + cfg.inCapsuleData);
+        }
+        boolean loopbackOnly = cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
+        Set<String> nqns = new HashSet<>();
+        for (TargetConfig.SubsystemConfig s : cfg.subsystems) {
+            String problem = Nqn.problem(s.nqn);
+            if (problem != null) throw new IllegalArgumentException("subsystem NQN: " + problem);
+            if (Nqn.DISCOVERY.equals(s.nqn)) throw new IllegalArgumentException("the discovery NQN cannot be used for a subsystem");
+            if (!nqns.add(s.nqn)) throw new IllegalArgumentException("subsystem " + s.nqn + " is configured twice");
+            for (String h : s.hosts) {
+                String hp = Nqn.problem(h);
+                if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
+            }
+            if (s.allowAnyHost == null && s.hosts.isEmpty() && !loopbackOnly) {
+                throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
+                        + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
+            }
+            if (s.namespaces.isEmpty()) throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
+        }
+    }
+
+    private void openSubsystems(TargetConfig cfg) throws IOException {
+        for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
+            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty();
+            Subsystem s = new Subsystem(sc.nqn, sc.model, any, new HashSet<>(sc.hosts));
+            subsystems.put(s.nqn(), s);
+            int next = 1;
+            for (TargetConfig.NamespaceConfig nc : sc.namespaces) {
+                int nsid = nc.nsid != null ? nc.nsid : next;
+                if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
+                long size = nc.size == null ? 0 : Sizes.parse(nc.size);
+                if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + sc.nqn + " has no path");
+                FileNamespace ns = FileNamespace.open(nsid, Path.of(nc.path), size, nc.blockSize, nc.readOnly, sc.nqn);
+                s.addNamespace(ns);
+                next = nsid + 1;
+            }
+        }
+    }
+
+    private void listen(TargetConfig cfg) throws IOException, InterruptedException {
+        CommandSet commands = new CommandSet(this);
+        int portId = 1;
+        for (String l : cfg.listen) {
+            ListenAddress a = ListenAddress.parse(l);
+            InetSocketAddress addr = a.resolve();
+            InetSocketAddress got;
+            try {
+                got = tcp.listen(addr, queue -> new QueueSession(queue, commands));
+            } catch (Exception e) {
+                if (e instanceof BindException || e.getCause() instanceof BindException || String.valueOf(e.getMessage()).contains("in use")) {
+                    throw new IOException("cannot listen on " + l + ": the address is in use (another target running? pick another port with --listen)", e);
+                }
+                throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
+            }
+            bound.add(got);
+            ports.add(new PortInfo(portId++, "tcp", got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address));
+        }
+    }
+
+    public List<InetSocketAddress> boundAddresses() {
+        return List.copyOf(bound);
+    }
+
+    @Override
+    public Subsystem subsystem(String nqn) {
+        if (Nqn.DISCOVERY.equals(nqn)) return discovery;
+        return subsystems.get(nqn);
+    }
+
+    @Override public Collection<Subsystem> subsystems() { return subsystems.values(); }
+    @Override public ControllerRegistry controllers() { return controllers; }
+    @Override public TargetLimits limits() { return limits; }
+    @Override public List<PortInfo> ports() { return ports; }
+    @Override public long discoveryGeneration() { return 1; }
+
+    /** Stops accepting, drops every controller, flushes and closes the namespaces. */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        tcp.stopAccepting();
+        for (Controller c : controllers.all()) {
+            for (QueueSession q : c.queues()) {
+                if (q != null) q.queue().executor().execute(() -> q.queue().close("target shutting down"));
+            }
+        }
+        tcp.close();
+        for (Subsystem s : subsystems.values()) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                log.error("flushing subsystem {} on shutdown failed", s.nqn(), e);
+            }
+        }
+    }
+}

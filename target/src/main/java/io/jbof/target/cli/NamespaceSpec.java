@@ -1,0 +1,42 @@
+package io.jbof.target.cli;
+
+import io.jbof.target.config.Sizes;
+import io.jbof.target.config.TargetConfig;
+
+/** Parses PATH[:SIZE][,bs=512|4096][,ro][,nsid=N][,nqn=NQN] from --namespace. */
+final class NamespaceSpec {
+    final TargetConfig.NamespaceConfig ns = new TargetConfig.NamespaceConfig();
+    String nqn;
+
+    static NamespaceSpec parse(String text) {
+        NamespaceSpec spec = new NamespaceSpec();
+        String[] parts = text.split(",");
+        String pathAndSize = parts[0];
+        int colon = pathAndSize.lastIndexOf(':');
+        if (colon > 0) {
+            String size = pathAndSize.substring(colon + 1);
+            Sizes.parse(size); // validates, with a clear message
+            spec.ns.size = size;
+            spec.ns.path = pathAndSize.substring(0, colon);
+        } else {
+            spec.ns.path = pathAndSize;
+        }
+        if (spec.ns.path.isEmpty()) throw new IllegalArgumentException("--namespace '" + text + "' has no path (use PATH:SIZE, e.g. /var/lib/jbof/vol1.img:1G)");
+        for (int i = 1; i < parts.length; i++) {
+            String p = parts[i].trim();
+            if (p.equals("ro") || p.equals("readonly")) {
+                spec.ns.readOnly = true;
+            } else if (p.startsWith("bs=")) {
+                spec.ns.blockSize = Integer.parseInt(p.substring(3));
+                if (spec.ns.blockSize != 512 && spec.ns.blockSize != 4096) throw new IllegalArgumentException("block size must be 512 or 4096, not " + p.substring(3));
+            } else if (p.startsWith("nsid=")) {
+                spec.ns.nsid = Integer.parseInt(p.substring(5));
+            } else if (p.startsWith("nqn=")) {
+                spec.nqn = p.substring(4);
+            } else {
+                throw new IllegalArgumentException("unknown namespace option '" + p + "' in '" + text + "' (known: bs=512|4096, ro, nsid=N, nqn=NQN)");
+            }
+        }
+        return spec;
+    }
+}

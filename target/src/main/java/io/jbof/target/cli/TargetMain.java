@@ -1,0 +1,156 @@
+package io.jbof.target.cli;
+
+import io.jbof.target.TargetServer;
+import io.jbof.target.config.Sizes;
+import io.jbof.target.config.TargetConfig;
+import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.subsystem.Subsystem;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code jbof-target}: the target daemon, in the foreground. */
+@Command(name = "jbof-target", mixinStandardHelpOptions = true, version = "jbof-target 0.1.0",
+        description = "Exports file-backed NVMe namespaces over NVMe/TCP.",
+        footer = {"", "Examples:",
+                "  jbof-target --listen 127.0.0.1:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /srv/vol1.img:1G",
+                "  jbof-target --listen 0.0.0.0:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /srv/vol1.img:1G,bs=512 \\",
+                "              --allow-host nqn.2014-08.org.nvmexpress:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427",
+                "  jbof-target --config /etc/jbof/target.json"})
+public final class TargetMain implements Callable<Integer> {
+    @Option(names = {"-l", "--listen"}, paramLabel = "HOST:PORT", description = "Address to listen on (repeatable; default 127.0.0.1:4420).")
+    List<String> listen = new ArrayList<>();
+
+    @Option(names = {"-n", "--nqn"}, paramLabel = "NQN", description = "Subsystem NQN (repeatable; namespaces go to the first unless they say nqn=).")
+    List<String> nqns = new ArrayList<>();
+
+    @Option(names = "--namespace", paramLabel = "PATH[:SIZE][,bs=512|4096][,ro][,nsid=N][,nqn=NQN]",
+            description = "A namespace backed by a file, created with SIZE (e.g. 64M, 1G) when absent. NSIDs count from 1 in order.")
+    List<String> namespaces = new ArrayList<>();
+
+    @Option(names = "--allow-host", paramLabel = "HOSTNQN", description = "Host NQN allowed to connect (repeatable).")
+    List<String> allowHosts = new ArrayList<>();
+
+    @Option(names = "--allow-any-host", description = "Let any host connect (the default only when listening on loopback).")
+    boolean allowAnyHost;
+
+    @Option(names = {"-t", "--transport"}, paramLabel = "tcp", description = "Transport (default tcp).")
+    String transport;
+
+    @Option(names = "--max-io-queues", paramLabel = "N", description = "I/O queues per controller (default: cores).")
+    Integer maxIoQueues;
+
+    @Option(names = "--queue-depth", paramLabel = "N", description = "Entries per I/O queue (default 128).")
+    Integer queueDepth;
+
+    @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads (default: cores).")
+    Integer ioThreads;
+
+    @Option(names = "--in-capsule-data", paramLabel = "BYTES", description = "In-capsule data accepted on I/O queues (default 8192).")
+    Integer inCapsule;
+
+    @Option(names = "--max-controllers", paramLabel = "N", description = "Controllers alive at once (default 1024).")
+    Integer maxControllers;
+
+    @Option(names = "--no-digests", description = "Refuse NVMe/TCP header and data digests.")
+    boolean noDigests;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "JSON configuration file (flags given as well override its settings).")
+    Path config;
+
+    @Option(names = {"-v", "--verbose"}, description = "Log connections and protocol detail to stderr.")
+    boolean verbose;
+
+    public static void main(String[] args) {
+        boolean verbose = false;
+        for (String a : args) if (a.equals("-v") || a.equals("--verbose")) verbose = true;
+        Logging.configure(verbose);
+        System.exit(commandLine().execute(args));
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new TargetMain());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("jbof-target: " + ex.getMessage());
+            if (ex.getCause() != null && ex.getCause().getMessage() != null && !ex.getMessage().contains(ex.getCause().getMessage())) {
+                cmd.getErr().println("  cause: " + ex.getCause().getMessage());
+            }
+            return 2;
+        });
+        return cl;
+    }
+
+    TargetConfig buildConfig() throws Exception {
+        TargetConfig cfg = config != null ? TargetConfig.read(config) : new TargetConfig();
+        if (!listen.isEmpty()) cfg.listen = new ArrayList<>(listen);
+        if (cfg.listen.isEmpty()) cfg.listen.add("127.0.0.1:4420");
+        if (transport != null) cfg.transport = transport;
+        if (maxIoQueues != null) cfg.maxIoQueues = maxIoQueues;
+        if (queueDepth != null) cfg.queueDepth = queueDepth;
+        if (ioThreads != null) cfg.ioThreads = ioThreads;
+        if (inCapsule != null) cfg.inCapsuleData = inCapsule;
+        if (maxControllers != null) cfg.maxControllers = maxControllers;
+        if (noDigests) cfg.digests = false;
+        Map<String, TargetConfig.SubsystemConfig> byNqn = new LinkedHashMap<>();
+        for (TargetConfig.SubsystemConfig s : cfg.subsystems) byNqn.put(s.nqn, s);
+        for (String n : nqns) byNqn.computeIfAbsent(n, k -> {
+            TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
+            s.nqn = k;
+            cfg.subsystems.add(s);
+            return s;
+        });
+        for (String text : namespaces) {
+            NamespaceSpec spec = NamespaceSpec.parse(text);
+            String nqn = spec.nqn != null ? spec.nqn : (nqns.isEmpty() ? null : nqns.get(0));
+            if (nqn == null) {
+                if (cfg.subsystems.size() == 1) nqn = cfg.subsystems.get(0).nqn;
+                else throw new IllegalArgumentException("--namespace " + text + " names no subsystem: give --nqn NQN first");
+            }
+            TargetConfig.SubsystemConfig s = byNqn.get(nqn);
+            if (s == null) throw new IllegalArgumentException("--namespace " + text + " names subsystem " + nqn + ", which no --nqn declares");
+            s.namespaces.add(spec.ns);
+        }
+        for (TargetConfig.SubsystemConfig s : cfg.subsystems) {
+            if (nqns.contains(s.nqn) || config == null) {
+                s.hosts.addAll(allowHosts);
+                if (allowAnyHost) s.allowAnyHost = true;
+            }
+        }
+        return cfg;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        TargetConfig cfg = buildConfig();
+        TargetServer server = TargetServer.start(cfg);
+        CountDownLatch stop = new CountDownLatch(1);
+        // SIGTERM / SIGINT: a clean stop that exits 0 (a JVM shutdown hook alone would exit 143).
+        for (String sig : new String[]{"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
+        }
+        StringBuilder line = new StringBuilder("jbof-target listening on");
+        for (InetSocketAddress a : server.boundAddresses()) line.append(' ').append(cfg.transport).append("://").append(a.getAddress().getHostAddress()).append(':').append(a.getPort());
+        for (Subsystem s : server.subsystems()) {
+            line.append(" | ").append(s.nqn());
+            for (FileNamespace ns : s.namespaces()) {
+                line.append(String.format(" ns%d=%s(%s,%dB%s)", ns.nsid(), ns.path(), Sizes.format(ns.sizeBytes()), ns.blockSize(), ns.readOnly() ? ",ro" : ""));
+            }
+        }
+        System.out.println(line);
+        System.out.flush();
+        stop.await();
+        System.err.println("jbof-target: stopping: closing connections, flushing namespaces");
+        server.close();
+        System.err.println("jbof-target: stopped");
+        return 0;
+    }
+}

@@ -1,0 +1,58 @@
+package io.jbof.target.config;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The target's configuration: what the JSON config file holds and what the command-line flags build.
+ * Field names are the JSON keys.
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public final class TargetConfig {
+    /** host:port addresses to listen on (IPv6 as [addr]:port). */
+    public List<String> listen = new ArrayList<>();
+    public String transport = "tcp";
+    public List<SubsystemConfig> subsystems = new ArrayList<>();
+    public int maxIoQueues = Math.max(1, Runtime.getRuntime().availableProcessors());
+    public int queueDepth = 128;
+    public int ioThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    public int inCapsuleData = 8192;
+    public int maxControllers = 1024;
+    public boolean digests = true;
+
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public static final class SubsystemConfig {
+        public String nqn;
+        public String model = "jbof";
+        /** Any host NQN may connect; otherwise only those in {@link #hosts}. */
+        public Boolean allowAnyHost;
+        public List<String> hosts = new ArrayList<>();
+        public List<NamespaceConfig> namespaces = new ArrayList<>();
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public static final class NamespaceConfig {
+        public Integer nsid;
+        public String path;
+        /** Size used to create the file when it does not exist, e.g. "1G". */
+        public String size;
+        public int blockSize = 4096;
+        public boolean readOnly;
+    }
+
+    public static TargetConfig read(Path file) throws IOException {
+        ObjectMapper m = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        try {
+            return m.readValue(file.toFile(), TargetConfig.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IOException("config file " + file + " is not valid: " + e.getOriginalMessage()
+                    + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""), e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.jbof.target.controller;
+
+import io.jbof.target.subsystem.Subsystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** Allocates controller IDs (1..0xFFEF, dynamic model) and finds controllers for I/O queue Connects. */
+public final class ControllerRegistry {
+    private static final Logger log = LoggerFactory.getLogger(ControllerRegistry.class);
+    private static final int MAX_CNTLID = 0xFFEF;
+
+    private final Controller[] byId = new Controller[MAX_CNTLID + 1];
+    private final int maxControllers;
+    private int next = 1;
+    private int live;
+
+    public ControllerRegistry(int maxControllers) {
+        this.maxControllers = maxControllers;
+    }
+
+    /** A new controller, or null when the limit of live controllers is reached. */
+    public synchronized Controller create(Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis,
+                                          TargetContext target) {
+        if (live >= maxControllers) return null;
+        for (int tries = 0; tries < MAX_CNTLID; tries++) {
+            int id = next;
+            next = next == MAX_CNTLID ? 1 : next + 1;
+            if (byId[id] == null) {
+                Controller c = new Controller(id, subsystem, discovery, hostNqn, hostId, katoMillis, target);
+                byId[id] = c;
+                live++;
+                log.debug("controller {} created for host {} on {}", id, hostNqn, subsystem.nqn());
+                return c;
+            }
+        }
+        return null;
+    }
+
+    public synchronized Controller find(int cntlid) {
+        return cntlid > 0 && cntlid <= MAX_CNTLID ? byId[cntlid] : null;
+    }
+
+    synchronized void remove(Controller c) {
+        if (byId[c.id()] == c) {
+            byId[c.id()] = null;
+            live--;
+        }
+    }
+
+    public synchronized int live() {
+        return live;
+    }
+
+    public synchronized List<Controller> all() {
+        List<Controller> out = new ArrayList<>();
+        for (Controller c : byId) if (c != null) out.add(c);
+        return out;
+    }
+}

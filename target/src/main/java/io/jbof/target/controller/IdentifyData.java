@@ -1,0 +1,111 @@
+package io.jbof.target.controller;
+
+import io.jbof.nvme.Connect;
+import io.jbof.nvme.IdentifyController;
+import io.jbof.nvme.IdentifyNamespace;
+import io.jbof.nvme.Nqn;
+import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.subsystem.Subsystem;
+import io.netty.buffer.ByteBuf;
+
+import java.util.UUID;
+
+/** Fills the Identify data structures a controller returns. */
+final class IdentifyData {
+    private IdentifyData() {}
+
+    static final String FIRMWARE = "0.1.0";
+
+    static void controller(ByteBuf b, Controller c, TargetLimits limits) {
+        Subsystem s = c.subsystem();
+        b.setZero(0, IdentifyController.SIZE);
+        Connect.writeSpacePadded(b, IdentifyController.SN, 20, c.isDiscovery() ? "jbof-discovery" : s.serial());
+        Connect.writeSpacePadded(b, IdentifyController.MN, 40, c.isDiscovery() ? "jbof discovery controller" : s.model());
+        Connect.writeSpacePadded(b, IdentifyController.FR, 8, FIRMWARE);
+        b.setByte(IdentifyController.RAB, 6);
+        b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0 : 0x2); // may have several controllers (hosts)
+        b.setByte(IdentifyController.MDTS, limits.mdtsField());
+        b.setShortLE(IdentifyController.CNTLID, c.id());
+        b.setIntLE(IdentifyController.VER, io.jbof.nvme.Properties.VERSION_1_3);
+        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? 0 : IdentifyController.OAES_NS_ATTRIBUTE);
+        b.setIntLE(IdentifyController.CTRATT, IdentifyController.CTRATT_HOST_ID_128);
+        b.setByte(IdentifyController.CNTRLTYPE, c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);
+        b.setByte(IdentifyController.ACL, 3);
+        b.setByte(IdentifyController.AERL, AdminCommands.AER_LIMIT - 1);
+        b.setByte(IdentifyController.FRMW, 0x3); // one slot, read-only
+        b.setByte(IdentifyController.LPA, IdentifyController.LPA_EXTENDED_DATA);
+        b.setByte(IdentifyController.ELPE, 0);
+        b.setByte(IdentifyController.NPSS, 0);
+        b.setShortLE(IdentifyController.KAS, 10); // 100 ms units: keep-alive granularity 1 s
+        b.setByte(IdentifyController.SQES, 0x66);
+        b.setByte(IdentifyController.CQES, 0x44);
+        b.setShortLE(IdentifyController.MAXCMD, limits.maxQueueEntries());
+        if (!c.isDiscovery()) {
+            b.setIntLE(IdentifyController.NN, Math.max(s.maxNsid(), 1));
+            b.setShortLE(IdentifyController.ONCS, IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES);
+            // Volatile write cache present (Flush is meaningful); Flush with NSID FFFFFFFFh supported.
+            b.setByte(IdentifyController.VWC, 0x7);
+        }
+        b.setIntLE(IdentifyController.SGLS, IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET);
+        Connect.writeString(b, IdentifyController.SUBNQN, 256, c.isDiscovery() ? Nqn.DISCOVERY : s.nqn());
+        b.setIntLE(IdentifyController.IOCCSZ, (64 + limits.inCapsuleData()) / 16);
+        b.setIntLE(IdentifyController.IORCSZ, 1);
+        b.setShortLE(IdentifyController.ICDOFF, 0);
+        b.setByte(IdentifyController.FCATT, 0);
+        b.setByte(IdentifyController.MSDBD, 1);
+        b.setShortLE(IdentifyController.OFCS, IdentifyController.OFCS_DISCONNECT);
+        // Power state 0: 25 W max (units of 0.01 W), entry/exit latency unspecified.
+        b.setShortLE(IdentifyController.PSD0, 2500);
+        b.writerIndex(IdentifyController.SIZE);
+    }
+
+    static void namespace(ByteBuf b, FileNamespace ns) {
+        b.setZero(0, IdentifyNamespace.SIZE);
+        if (ns != null) {
+            b.setLongLE(IdentifyNamespace.NSZE, ns.blocks());
+            b.setLongLE(IdentifyNamespace.NCAP, ns.blocks());
+            b.setLongLE(IdentifyNamespace.NUSE, ns.blocks());
+            b.setByte(IdentifyNamespace.NLBAF, 0);
+            b.setByte(IdentifyNamespace.FLBAS, 0);
+            b.setByte(IdentifyNamespace.DLFEAT, IdentifyNamespace.DLFEAT_READ_ZEROES | (1 << 3));
+            b.setByte(30, 1); // NMIC: may be shared by several controllers
+            b.setByte(IdentifyNamespace.NSATTR, ns.readOnly() ? IdentifyNamespace.NSATTR_WRITE_PROTECTED : 0);
+            writeUuid(b, IdentifyNamespace.NGUID, ns.uuid());
+            long eui = ns.uuid().getMostSignificantBits();
+            b.setLong(IdentifyNamespace.EUI64, eui);
+            b.setByte(IdentifyNamespace.LBAF0 + 2, ns.blockShift()); // LBADS; MS 0, RP 0
+        }
+        b.writerIndex(IdentifyNamespace.SIZE);
+    }
+
+    static void activeNamespaces(ByteBuf b, Subsystem s, int after) {
+        b.setZero(0, 4096);
+        int i = 0;
+        for (FileNamespace ns : s.namespaces()) {
+            if (Integer.compareUnsigned(ns.nsid(), after) > 0 && i < 1024) b.setIntLE(4 * i++, ns.nsid());
+        }
+        b.writerIndex(4096);
+    }
+
+    static void descriptors(ByteBuf b, FileNamespace ns) {
+        b.setZero(0, 4096);
+        int at = 0;
+        b.setByte(at, IdentifyNamespace.NIDT_NGUID);
+        b.setByte(at + 1, 16);
+        writeUuid(b, at + 4, ns.uuid());
+        at += 20;
+        b.setByte(at, IdentifyNamespace.NIDT_UUID);
+        b.setByte(at + 1, 16);
+        writeUuid(b, at + 4, ns.uuid());
+        at += 20;
+        b.setByte(at, IdentifyNamespace.NIDT_CSI);
+        b.setByte(at + 1, 1);
+        b.setByte(at + 4, 0); // NVM command set
+        b.writerIndex(4096);
+    }
+
+    private static void writeUuid(ByteBuf b, int at, UUID u) {
+        b.setLong(at, u.getMostSignificantBits());
+        b.setLong(at + 8, u.getLeastSignificantBits());
+    }
+}

@@ -1,0 +1,306 @@
+package io.jbof.target.controller;
+
+import io.jbof.nvme.NvmeCommand;
+import io.jbof.nvme.Opcodes;
+import io.jbof.nvme.Status;
+import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.subsystem.Subsystem;
+import io.jbof.transport.TargetRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The NVM command set on I/O queues. Reads go file-to-transport (sendfile on TCP); writes go from the
+ * transport's buffers into the page cache on the event loop; Flush, FUA and zeroing run on the
+ * namespace's executor and complete back on the queue's loop. Per-command state lives in an
+ * {@link IoOp} attached once to each pooled request, so the path allocates nothing per I/O.
+ */
+final class IoCommands {
+    private static final Logger log = LoggerFactory.getLogger(IoCommands.class);
+    private static final int NSID_ALL = 0xFFFFFFFF;
+    private static final int DSM_MAX_RANGES = 256;
+
+    void handle(QueueSession session, TargetRequest req) {
+        Controller c = session.controller();
+        NvmeCommand cmd = req.command();
+        if (!c.ready()) {
+            req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
+            return;
+        }
+        int opcode = cmd.opcode();
+        Subsystem s = c.subsystem();
+        if (opcode == Opcodes.IO_FLUSH && cmd.nsid() == NSID_ALL) {
+            op(req, session).flushAll(s.namespaces());
+            return;
+        }
+        FileNamespace ns = s.namespace(cmd.nsid());
+        if (ns == null) {
+            req.complete(Status.dnr(Status.INVALID_NAMESPACE), 0);
+            return;
+        }
+        switch (opcode) {
+            case Opcodes.IO_READ: read(session, req, ns, c.target().limits()); break;
+            case Opcodes.IO_WRITE: write(session, req, ns, c.target().limits()); break;
+            case Opcodes.IO_FLUSH: op(req, session).blocking(ns, IoOp.FLUSH, 0, 0); break;
+            case Opcodes.IO_WRITE_ZEROES: writeZeroes(session, req, ns); break;
+            case Opcodes.IO_DATASET_MANAGEMENT: datasetManagement(session, req, ns); break;
+            default: req.complete(Status.dnr(Status.INVALID_OPCODE), 0);
+        }
+    }
+
+    private static IoOp op(TargetRequest req, QueueSession session) {
+        IoOp op = (IoOp) req.attachment();
+        if (op == null) {
+            op = new IoOp(req);
+            req.attach(op);
+        }
+        op.session = session;
+        return op;
+    }
+
+    /** Checks LBA range and transfer length of a Read or Write; returns the byte length or completes with an error. */
+    private static int checkTransfer(TargetRequest req, FileNamespace ns, TargetLimits limits) {
+        NvmeCommand cmd = req.command();
+        long slba = cmd.slba();
+        int nlb = cmd.nlb();
+        if (!ns.inRange(slba, nlb)) {
+            req.complete(Status.dnr(Status.LBA_OUT_OF_RANGE), 0);
+            return -1;
+        }
+        long bytes = (long) nlb << ns.blockShift();
+        if (bytes > limits.maxTransferBytes()) {
+            req.complete(Status.dnr(Status.INVALID_FIELD), 0);
+            return -1;
+        }
+        if (req.sglStatus() != Status.SUCCESS) {
+            req.complete(req.sglStatus(), 0);
+            return -1;
+        }
+        if (req.transferLength() != bytes) {
+            req.complete(Status.dnr(Status.DATA_SGL_LENGTH_INVALID), 0);
+            return -1;
+        }
+        return (int) bytes;
+    }
+
+    private void read(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
+        int bytes = checkTransfer(req, ns, limits);
+        if (bytes < 0) return;
+        long position = req.command().slba() << ns.blockShift();
+        try {
+            req.sendFile(ns.channel(), position, bytes);
+        } catch (RuntimeException e) {
+            log.error("read of {} bytes at {} from {} failed", bytes, position, ns.path(), e);
+            req.complete(Status.UNRECOVERED_READ_ERROR, 0);
+            return;
+        }
+        session.readCommands++;
+        session.bytesRead += bytes;
+        req.complete(Status.SUCCESS, 0);
+    }
+
+    private void write(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
+        if (ns.readOnly()) {
+            req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
+            return;
+        }
+        int bytes = checkTransfer(req, ns, limits);
+        if (bytes < 0) return;
+        session.writeCommands++;
+        session.bytesWritten += bytes;
+        op(req, session).write(ns, req.command().slba() << ns.blockShift(), req.command().fua());
+    }
+
+    private void writeZeroes(QueueSession session, TargetRequest req, FileNamespace ns) {
+        if (ns.readOnly()) {
+            req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
+            return;
+        }
+        NvmeCommand cmd = req.command();
+        if (!ns.inRange(cmd.slba(), cmd.nlb())) {
+            req.complete(Status.dnr(Status.LBA_OUT_OF_RANGE), 0);
+            return;
+        }
+        IoOp op = op(req, session);
+        op.fua = cmd.fua();
+        op.blocking(ns, IoOp.ZERO, cmd.slba() << ns.blockShift(), (long) cmd.nlb() << ns.blockShift());
+    }
+
+    private void datasetManagement(QueueSession session, TargetRequest req, FileNamespace ns) {
+        NvmeCommand cmd = req.command();
+        int ranges = (cmd.cdw(10) & 0xFF) + 1;
+        boolean deallocate = (cmd.cdw(11) & (1 << 2)) != 0;
+        if (req.sglStatus() != Status.SUCCESS) {
+            req.complete(req.sglStatus(), 0);
+            return;
+        }
+        if (req.transferLength() < ranges * 16) {
+            req.complete(Status.dnr(Status.DATA_SGL_LENGTH_INVALID), 0);
+            return;
+        }
+        if (deallocate && ns.readOnly()) {
+            req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
+            return;
+        }
+        op(req, session).dsm(ns, ranges, deallocate);
+    }
+
+    /** Per-request state of one I/O command, reused for every command the pooled request carries. */
+    static final class IoOp implements TargetRequest.DataReceiver, Runnable {
+        static final int FLUSH = 1;
+        static final int ZERO = 2;
+        static final int FUA = 3;
+        static final int DSM = 4;
+        static final int FLUSH_ALL = 5;
+
+        final TargetRequest req;
+        final Runnable finish = this::finish;
+        QueueSession session;
+        FileNamespace ns;
+        Collection<FileNamespace> all;
+        long position;
+        long length;
+        boolean fua;
+        int kind;
+        int status;
+        int ranges;
+        boolean collecting;
+        ByteBuf dsmRanges;
+
+        IoOp(TargetRequest req) {
+            this.req = req;
+        }
+
+        void write(FileNamespace ns, long position, boolean fua) {
+            this.ns = ns;
+            this.position = position;
+            this.fua = fua;
+            this.collecting = false;
+            req.receiveData(this);
+        }
+
+        void dsm(FileNamespace ns, int ranges, boolean deallocate) {
+            this.ns = ns;
+            this.ranges = ranges;
+            this.collecting = true;
+            this.fua = false;
+            if (dsmRanges == null) dsmRanges = Unpooled.directBuffer(DSM_MAX_RANGES * 16, DSM_MAX_RANGES * 16);
+            dsmRanges.clear();
+            this.kind = deallocate ? DSM : 0;
+            req.receiveData(this);
+        }
+
+        @Override
+        public int onData(ByteBuf chunk, int offset) {
+            if (collecting) {
+                int want = ranges * 16;
+                int n = Math.min(chunk.readableBytes(), want - offset);
+                if (n > 0) dsmRanges.setBytes(offset, chunk, chunk.readerIndex(), n);
+                return Status.SUCCESS;
+            }
+            try {
+                ns.write(chunk, position + offset);
+                return Status.SUCCESS;
+            } catch (IOException e) {
+                log.error("write at {} to {} failed", position + offset, ns.path(), e);
+                return Status.WRITE_FAULT;
+            }
+        }
+
+        @Override
+        public void onComplete(int st) {
+            if (st != Status.SUCCESS) {
+                req.complete(st, 0);
+            } else if (collecting) {
+                dsmReceived();
+            } else if (fua) {
+                blocking(ns, FUA, 0, 0);
+            } else {
+                req.complete(Status.SUCCESS, 0);
+            }
+        }
+
+        private void dsmReceived() {
+            for (int i = 0; i < ranges; i++) {
+                long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
+                long slba = dsmRanges.getLongLE(i * 16 + 8);
+                if (!ns.inRange(slba, nlb)) {
+                    req.complete(Status.dnr(Status.LBA_OUT_OF_RANGE), 0);
+                    return;
+                }
+            }
+            if (kind != DSM) {
+                req.complete(Status.SUCCESS, 0); // attributes only: advisory
+                return;
+            }
+            blocking(ns, DSM, 0, 0);
+        }
+
+        void flushAll(Collection<FileNamespace> namespaces) {
+            this.all = namespaces;
+            if (namespaces.isEmpty()) {
+                req.complete(Status.SUCCESS, 0);
+                return;
+            }
+            blocking(namespaces.iterator().next(), FLUSH_ALL, 0, 0);
+        }
+
+        void blocking(FileNamespace ns, int kind, long position, long length) {
+            this.ns = ns;
+            this.kind = kind;
+            this.position = position;
+            this.length = length;
+            try {
+                ns.blockingExecutor().execute(this);
+            } catch (RejectedExecutionException e) {
+                req.complete(Status.NAMESPACE_NOT_READY, 0); // shutting down
+            }
+        }
+
+        /** Runs on the namespace's executor; the completion hops back to the queue's loop. */
+        @Override
+        public void run() {
+            int st = Status.SUCCESS;
+            try {
+                switch (kind) {
+                    case FLUSH:
+                    case FUA:
+                        ns.force();
+                        break;
+                    case FLUSH_ALL:
+                        for (FileNamespace n : all) n.force();
+                        break;
+                    case ZERO:
+                        ns.zero(position, length);
+                        if (fua) ns.force();
+                        break;
+                    case DSM:
+                        // Deallocated blocks read as zeroes (DLFEAT = 001b), so zero them.
+                        for (int i = 0; i < ranges; i++) {
+                            long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
+                            long slba = dsmRanges.getLongLE(i * 16 + 8);
+                            ns.zero(slba << ns.blockShift(), nlb << ns.blockShift());
+                        }
+                        break;
+                    default:
+                        throw new IllegalStateException("kind " + kind);
+                }
+            } catch (IOException e) {
+                log.error("{} on {} failed", kind == ZERO || kind == DSM ? "zeroing" : "flush", ns.path(), e);
+                st = Status.WRITE_FAULT;
+            }
+            status = st;
+            req.queue().executor().execute(finish);
+        }
+
+        private void finish() {
+            req.complete(status, 0);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.jbof.target.controller;
+
+import io.jbof.nvme.NvmeCommand;
+import io.jbof.nvme.Opcodes;
+import io.jbof.nvme.Status;
+import io.jbof.transport.TargetQueue;
+import io.jbof.transport.TargetQueueHandler;
+import io.jbof.transport.TargetRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One NVMe queue on the target: unbound until a Fabrics Connect names its controller, then admin
+ * (QID 0) or I/O. Every call runs on the queue's own event loop (run to completion).
+ */
+public final class QueueSession implements TargetQueueHandler {
+    private static final Logger log = LoggerFactory.getLogger(QueueSession.class);
+
+    private final TargetQueue queue;
+    private final CommandSet commands;
+    private Controller controller;
+    private int qid = -1;
+    private boolean closed;
+
+    // Plain counters: written only by this queue's thread, read approximately by the SMART log.
+    volatile long readCommands;
+    volatile long writeCommands;
+    volatile long bytesRead;
+    volatile long bytesWritten;
+
+    public QueueSession(TargetQueue queue, CommandSet commands) {
+        this.queue = queue;
+        this.commands = commands;
+    }
+
+    public TargetQueue queue() { return queue; }
+    public Controller controller() { return controller; }
+    public int qid() { return qid; }
+
+    void bind(Controller controller, int qid, int entries, boolean sqFlowDisabled) {
+        this.controller = controller;
+        this.qid = qid;
+        queue.bind(qid, entries, sqFlowDisabled);
+    }
+
+    @Override
+    public void onCommand(TargetRequest request) {
+        NvmeCommand cmd = request.command();
+        try {
+            if (cmd.opcode() == Opcodes.FABRICS) {
+                commands.fabrics.handle(this, request);
+            } else if (controller == null) {
+                request.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
+            } else if (qid == 0) {
+                controller.keepAlive();
+                commands.admin.handle(this, request);
+            } else {
+                commands.io.handle(this, request);
+            }
+        } catch (RuntimeException e) {
+            log.error("internal error handling {} on queue {} from {}", cmd, qid, queue.remoteAddress(), e);
+            request.complete(Status.INTERNAL_ERROR, 0);
+        }
+    }
+
+    @Override
+    public void onClosed() {
+        closed = true;
+        if (controller != null) controller.detach(this);
+    }
+
+    void closeQueue(String reason) {
+        if (!closed) queue.executor().execute(() -> queue.close(reason));
+    }
+}

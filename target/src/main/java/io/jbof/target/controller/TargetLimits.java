@@ -1,0 +1,26 @@
+package io.jbof.target.controller;
+
+/**
+ * Limits a controller advertises and enforces.
+ *
+ * @param maxIoQueues      I/O queues per controller (Number of Queues feature, Connect QID bound)
+ * @param maxQueueEntries  entries per queue (CAP.MQES + 1, MAXCMD)
+ * @param inCapsuleData    in-capsule data accepted on I/O queues (IOCCSZ)
+ * @param maxTransferBytes largest data transfer of one command (MDTS)
+ * @param maxControllers   controllers alive at once across all subsystems
+ * @param ioccszAdvertised whether the transport uses IOCCSZ (TCP, RDMA)
+ */
+public record TargetLimits(int maxIoQueues, int maxQueueEntries, int inCapsuleData, int maxTransferBytes,
+                           int maxControllers, boolean ioccszAdvertised) {
+    /** Admin queues hold at most 32 entries, as Linux's nvmet allows. */
+    public static final int ADMIN_QUEUE_ENTRIES = 32;
+
+    public static TargetLimits defaults() {
+        return new TargetLimits(Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 8192, 1 << 20, 1024, true);
+    }
+
+    /** MDTS as a power of two of 4 KiB pages (CAP.MPSMIN = 0). */
+    public int mdtsField() {
+        return Integer.numberOfTrailingZeros(maxTransferBytes) - 12;
+    }
+}

@@ -1,0 +1,163 @@
+package io.jbof.target.namespace;
+
+import io.netty.buffer.ByteBuf;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A namespace backed by a regular file: LBA n lives at byte n * blockSize. Reads and writes go through
+ * the page cache on the queue's event loop (they do not wait for the device); what can block for long
+ * (fdatasync for Flush/FUA, large Write Zeroes) runs on this namespace's small bounded executor.
+ */
+public final class FileNamespace implements AutoCloseable {
+    private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
+
+    private final int nsid;
+    private final Path path;
+    private final FileChannel channel;
+    private final int blockSize;
+    private final long blocks;
+    private final boolean readOnly;
+    private final UUID uuid;
+    private final ExecutorService blockingExecutor;
+
+    private FileNamespace(int nsid, Path path, FileChannel channel, int blockSize, long blocks, boolean readOnly, UUID uuid) {
+        this.nsid = nsid;
+        this.path = path;
+        this.channel = channel;
+        this.blockSize = blockSize;
+        this.blocks = blocks;
+        this.readOnly = readOnly;
+        this.uuid = uuid;
+        AtomicInteger n = new AtomicInteger();
+        this.blockingExecutor = new ThreadPoolExecutor(1, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
+            Thread t = new Thread(r, "jbof-ns" + nsid + "-sync-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /**
+     * Opens (or creates with {@code sizeBytes}) the backing file. An existing file keeps its size: the
+     * target never truncates or grows a user's data.
+     */
+    public static FileNamespace open(int nsid, Path path, long sizeBytes, int blockSize, boolean readOnly, String subsystemNqn)
+            throws IOException {
+        if (blockSize != 512 && blockSize != 4096) {
+            throw new IllegalArgumentException("block size must be 512 or 4096, not " + blockSize);
+        }
+        boolean exists = Files.exists(path);
+        if (!exists) {
+            if (readOnly) throw new IOException("read-only namespace file " + path + " does not exist");
+            if (sizeBytes <= 0) throw new IOException("namespace file " + path + " does not exist and no size was given to create it (use PATH:SIZE, e.g. " + path + ":1G)");
+            if (sizeBytes % blockSize != 0) {
+                throw new IllegalArgumentException("size " + sizeBytes + " of " + path + " is not a multiple of the block size " + blockSize);
+            }
+            Path parent = path.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) throw new IOException("folder " + parent + " does not exist");
+        } else if (!Files.isRegularFile(path)) {
+            throw new IOException(path + " is not a regular file");
+        }
+        FileChannel ch = readOnly
+                ? FileChannel.open(path, StandardOpenOption.READ)
+                : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
+        try {
+            if (!exists) {
+                // Sparse: set the length by writing the last byte.
+                ch.write(ByteBuffer.allocate(1), sizeBytes - 1);
+                ch.force(true);
+            }
+            long size = ch.size();
+            long blocks = size / blockSize;
+            if (blocks == 0) throw new IOException(path + " is smaller than one " + blockSize + "-byte block");
+            UUID uuid = UUID.nameUUIDFromBytes((subsystemNqn + "/" + nsid + "/" + path.toAbsolutePath())
+                    .getBytes(StandardCharsets.UTF_8));
+            return new FileNamespace(nsid, path, ch, blockSize, blocks, readOnly, uuid);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    public int nsid() { return nsid; }
+    public Path path() { return path; }
+    public FileChannel channel() { return channel; }
+    public int blockSize() { return blockSize; }
+    public int blockShift() { return Integer.numberOfTrailingZeros(blockSize); }
+    public long blocks() { return blocks; }
+    public long sizeBytes() { return blocks * blockSize; }
+    public boolean readOnly() { return readOnly; }
+    /** Stable across restarts: derived from subsystem NQN, NSID and file path. */
+    public UUID uuid() { return uuid; }
+    public ExecutorService blockingExecutor() { return blockingExecutor; }
+
+    /** True when [slba, slba+nlb) lies inside the namespace. */
+    public boolean inRange(long slba, long nlb) {
+        return slba >= 0 && nlb >= 0 && slba <= blocks && nlb <= blocks - slba;
+    }
+
+    /** Writes the readable bytes of {@code src} at byte {@code position} (page cache; no sync). */
+    public void write(ByteBuf src, long position) throws IOException {
+        int n = src.readableBytes();
+        int at = src.readerIndex();
+        if (src.nioBufferCount() == 1) {
+            writeFully(src.nioBuffer(at, n), position);
+        } else {
+            for (ByteBuffer bb : src.nioBuffers(at, n)) {
+                int len = bb.remaining();
+                writeFully(bb, position);
+                position += len;
+            }
+        }
+    }
+
+    private void writeFully(ByteBuffer bb, long position) throws IOException {
+        while (bb.hasRemaining()) {
+            position += channel.write(bb, position);
+        }
+    }
+
+    /** Writes zeroes over [position, position+length). */
+    public void zero(long position, long length) throws IOException {
+        while (length > 0) {
+            ByteBuffer z = ZEROES.duplicate();
+            int n = (int) Math.min(length, z.capacity());
+            z.limit(n);
+            writeFully(z, position);
+            position += n;
+            length -= n;
+        }
+    }
+
+    /** Makes every acknowledged write durable (fdatasync). */
+    public void force() throws IOException {
+        if (!readOnly) channel.force(false);
+    }
+
+    @Override
+    public void close() throws IOException {
+        blockingExecutor.shutdown();
+        try {
+            blockingExecutor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            force();
+        } finally {
+            channel.close();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.jbof.target.subsystem;
+
+import io.jbof.target.namespace.FileNamespace;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/** An NVM subsystem: an NQN, its namespaces by NSID, and the hosts allowed to connect. */
+public final class Subsystem implements AutoCloseable {
+    private final String nqn;
+    private final String serial;
+    private final String model;
+    private final TreeMap<Integer, FileNamespace> namespaces = new TreeMap<>();
+    private final boolean allowAnyHost;
+    private final Set<String> allowedHosts;
+
+    public Subsystem(String nqn, String model, boolean allowAnyHost, Set<String> allowedHosts) {
+        this.nqn = nqn;
+        this.model = model;
+        this.allowAnyHost = allowAnyHost;
+        this.allowedHosts = Set.copyOf(allowedHosts);
+        CRC32C crc = new CRC32C();
+        crc.update(nqn.getBytes(StandardCharsets.UTF_8));
+        this.serial = String.format("jbof%08x", crc.getValue());
+    }
+
+    public String nqn() { return nqn; }
+    public String serial() { return serial; }
+    public String model() { return model; }
+
+    public synchronized void addNamespace(FileNamespace ns) {
+        if (namespaces.containsKey(ns.nsid())) throw new IllegalArgumentException("NSID " + ns.nsid() + " is already used in " + nqn);
+        namespaces.put(ns.nsid(), ns);
+    }
+
+    public synchronized FileNamespace namespace(int nsid) {
+        return namespaces.get(nsid);
+    }
+
+    public synchronized Collection<FileNamespace> namespaces() {
+        return Collections.unmodifiableCollection(new java.util.ArrayList<>(namespaces.values()));
+    }
+
+    public synchronized int maxNsid() {
+        return namespaces.isEmpty() ? 0 : namespaces.lastKey();
+    }
+
+    public boolean allows(String hostNqn) {
+        return allowAnyHost || allowedHosts.contains(hostNqn);
+    }
+
+    public boolean allowsAnyHost() { return allowAnyHost; }
+    public Set<String> allowedHosts() { return allowedHosts; }
+
+    /** fdatasync of every namespace. */
+    public void forceAll() throws IOException {
+        for (FileNamespace ns : namespaces()) ns.force();
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (FileNamespace ns : namespaces()) {
+            try {
+                ns.close();
+            } catch (IOException e) {
+                if (first == null) first = e;
+            }
+        }
+        if (first != null) throw first;
+    }
+}

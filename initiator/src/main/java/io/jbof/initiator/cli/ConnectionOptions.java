@@ -1,0 +1,69 @@
+package io.jbof.initiator.cli;
+
+import io.jbof.initiator.ConnectOptions;
+import io.jbof.nvme.Nqn;
+import picocli.CommandLine.Option;
+
+import java.util.UUID;
+
+/** The nvme-cli style connection flags every initiator verb takes. */
+public final class ConnectionOptions {
+    @Option(names = {"-t", "--transport"}, paramLabel = "tcp", description = "Transport type (default tcp).", defaultValue = "tcp")
+    public String transport;
+
+    @Option(names = {"-a", "--traddr"}, paramLabel = "ADDR", description = "Target address (default 127.0.0.1).", defaultValue = "127.0.0.1")
+    public String traddr;
+
+    @Option(names = {"-s", "--trsvcid"}, paramLabel = "PORT", description = "Target port (default 4420).", defaultValue = "4420")
+    public int trsvcid;
+
+    @Option(names = {"-n", "--nqn"}, paramLabel = "NQN", description = "Subsystem NQN.")
+    public String nqn;
+
+    @Option(names = {"-q", "--hostnqn"}, paramLabel = "HOSTNQN", description = "Host NQN (default derived from the host ID).")
+    public String hostnqn;
+
+    @Option(names = {"-I", "--hostid"}, paramLabel = "UUID", description = "Host identifier (default derived from this machine's name).")
+    public String hostid;
+
+    @Option(names = {"-i", "--nr-io-queues"}, paramLabel = "N", description = "I/O queues to connect (default: cores).")
+    public Integer ioQueues;
+
+    @Option(names = {"-Q", "--queue-size"}, paramLabel = "N", description = "I/O queue depth (default 128).", defaultValue = "128")
+    public int queueSize;
+
+    @Option(names = {"-k", "--keep-alive-tmo"}, paramLabel = "SECONDS", description = "Keep-alive timeout (default 5).", defaultValue = "5")
+    public int keepAliveSeconds;
+
+    @Option(names = {"-g", "--hdr-digest"}, description = "Enable NVMe/TCP header digests.")
+    public boolean headerDigest;
+
+    @Option(names = {"-G", "--data-digest"}, description = "Enable NVMe/TCP data digests.")
+    public boolean dataDigest;
+
+    @Option(names = "--timeout", paramLabel = "MS", description = "Per-command timeout (default 30000).", defaultValue = "30000")
+    public int timeoutMillis;
+
+    public ConnectOptions toOptions(String defaultNqn, int ioQueuesDefault) {
+        String subnqn = nqn != null ? nqn : defaultNqn;
+        if (subnqn == null) throw new IllegalArgumentException("which subsystem? give its NQN with -n NQN (jbof discover lists them)");
+        ConnectOptions.Builder b = ConnectOptions.builder()
+                .transport(transport).address(traddr).port(trsvcid).subsystemNqn(subnqn)
+                .ioQueues(ioQueues != null ? ioQueues : ioQueuesDefault).queueDepth(queueSize)
+                .keepAliveMillis(keepAliveSeconds * 1000).headerDigest(headerDigest).dataDigest(dataDigest)
+                .commandTimeoutMillis(timeoutMillis);
+        if (hostnqn != null) b.hostNqn(hostnqn);
+        if (hostid != null) {
+            try {
+                b.hostId(UUID.fromString(hostid));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--hostid '" + hostid + "' is not a UUID");
+            }
+        }
+        return b.build();
+    }
+
+    public static String discoveryNqn() {
+        return Nqn.DISCOVERY;
+    }
+}

@@ -67,34 +67,45 @@ public final class Namespace {
 
     /** Reads {@code blocks} blocks at {@code lba} into {@code dst} starting at its writer index (advanced on success). */
     public CompletableFuture<Void> read(long lba, int blocks, ByteBuf dst) {
+        return read(null, lba, blocks, dst);
+    }
+
+    /** As {@link #read(long, int, ByteBuf)} on a chosen I/O queue ({@code null}: the calling thread's). */
+    public CompletableFuture<Void> read(QueuePair queue, long lba, int blocks, ByteBuf dst) {
         checkRange(lba, blocks, dst.writableBytes());
         int base = dst.writerIndex();
-        return transfer(false, lba, blocks, dst, base, false).thenRun(() -> dst.writerIndex(base + (blocks << blockShift)));
+        return transfer(queue, false, lba, blocks, dst, base, false).thenRun(() -> dst.writerIndex(base + (blocks << blockShift)));
     }
 
     /** Writes {@code blocks} blocks from the readable bytes of {@code src} (not consumed). */
     public CompletableFuture<Void> write(long lba, int blocks, ByteBuf src, boolean fua) {
-        checkRange(lba, blocks, src.readableBytes());
-        return transfer(true, lba, blocks, src, src.readerIndex(), fua);
+        return write(null, lba, blocks, src, fua);
     }
 
-    private CompletableFuture<Void> transfer(boolean write, long lba, int blocks, ByteBuf buf, int base, boolean fua) {
-        if (blocks <= maxBlocksPerCommand) return one(write, lba, blocks, buf.slice(base, blocks << blockShift), fua);
+    /** As {@link #write(long, int, ByteBuf, boolean)} on a chosen I/O queue ({@code null}: the calling thread's). */
+    public CompletableFuture<Void> write(QueuePair queue, long lba, int blocks, ByteBuf src, boolean fua) {
+        checkRange(lba, blocks, src.readableBytes());
+        return transfer(queue, true, lba, blocks, src, src.readerIndex(), fua);
+    }
+
+    private CompletableFuture<Void> transfer(QueuePair q, boolean write, long lba, int blocks, ByteBuf buf, int base, boolean fua) {
+        QueuePair queue = q != null ? q : controller.queueForThisThread();
+        if (blocks <= maxBlocksPerCommand) return one(queue, write, lba, blocks, buf.slice(base, blocks << blockShift), fua);
         CompletableFuture<?>[] parts = new CompletableFuture<?>[(blocks + maxBlocksPerCommand - 1) / maxBlocksPerCommand];
         int done = 0;
         for (int i = 0; i < parts.length; i++) {
             int n = Math.min(maxBlocksPerCommand, blocks - done);
-            parts[i] = one(write, lba + done, n, buf.slice(base + (done << blockShift), n << blockShift), fua);
+            parts[i] = one(queue, write, lba + done, n, buf.slice(base + (done << blockShift), n << blockShift), fua);
             done += n;
         }
         return CompletableFuture.allOf(parts);
     }
 
-    private CompletableFuture<Void> one(boolean write, long lba, int blocks, ByteBuf slice, boolean fua) {
+    private CompletableFuture<Void> one(QueuePair queue, boolean write, long lba, int blocks, ByteBuf slice, boolean fua) {
         FutureRequest r = new FutureRequest(write ? "Write" : "Read");
         prepare(r, write, lba, blocks, write ? slice : slice.readerIndex(0), fua);
         r.callback = r;
-        controller.queueForThisThread().submit(r);
+        queue.submit(r);
         return r.future.thenApply(v -> null);
     }
 

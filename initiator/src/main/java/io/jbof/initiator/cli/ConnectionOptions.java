@@ -44,6 +44,9 @@ public final class ConnectionOptions {
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-command timeout (default 30000).", defaultValue = "30000")
     public int timeoutMillis;
 
+    @Option(names = {"-v", "--verbose"}, description = "Log protocol detail to stderr.")
+    public boolean verbose;
+
     public ConnectOptions toOptions(String defaultNqn, int ioQueuesDefault) {
         String subnqn = nqn != null ? nqn : defaultNqn;
         if (subnqn == null) throw new IllegalArgumentException("which subsystem? give its NQN with -n NQN (jbof discover lists them)");

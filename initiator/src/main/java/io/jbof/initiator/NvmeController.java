@@ -282,6 +282,22 @@ public final class NvmeController implements AutoCloseable {
     }
 
     /** The discovery log page's entries (this controller must be a discovery controller). */
+    /**
+     * A raw command, like nvme-cli's io-passthru / admin-passthru: {@code cdw10to15} fills CDW10..15
+     * (shorter arrays leave the rest zero); {@code data} is sent ({@code toController}) or filled.
+     * Completes with the 64-bit result, or exceptionally with an {@link io.jbof.nvme.NvmeException}.
+     */
+    public CompletableFuture<Long> passthru(boolean adminQueue, int opcode, int nsid, int[] cdw10to15,
+                                            ByteBuf data, int dataLength, boolean toController) {
+        FutureRequest r = FutureRequest.io(String.format("command opcode 0x%02x", opcode), opcode, nsid);
+        for (int i = 0; i < cdw10to15.length && i < 6; i++) r.cdw[10 + i] = cdw10to15[i];
+        r.data = data;
+        r.dataLength = dataLength;
+        r.toController = toController;
+        (adminQueue ? admin : queueForThisThread()).submit(r);
+        return r.future;
+    }
+
     public List<DiscoveryEntry> discoveryLog() throws IOException {
         ByteBuf header = Unpooled.buffer(DiscoveryLog.HEADER_SIZE);
         try {

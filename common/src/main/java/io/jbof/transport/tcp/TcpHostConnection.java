@@ -35,7 +35,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private final boolean wantDataDigest;
     private final CompletableFuture<HostConnection> ready;
     private final CRC32C crc = new CRC32C();
-    private final ByteBuf syntheticCqe = Unpooled.directBuffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
+    private final ByteBuf syntheticCqe = Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
     private final NvmeCompletion completion = new NvmeCompletion();
 
     private ChannelHandlerContext ctx;

@@ -344,7 +344,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     /** One command exchange; pooled by the connection, indexed by its transfer tag. */
     private final class Request implements TargetRequest {
         final int index;
-        final ByteBuf sqe = Unpooled.directBuffer(NvmeCommand.SIZE, NvmeCommand.SIZE);
+        // Heap, not direct: it is only copied into and read, and it must outlive the channel for late completions.
+        final ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE, NvmeCommand.SIZE);
         final NvmeCommand command = new NvmeCommand().wrap(sqe, 0);
         boolean active;
         int length;

@@ -155,7 +155,8 @@ public final class QueuePair implements HostConnection.Listener {
     /** A CID and its reusable capsule buffer. */
     private final class Slot implements HostCommand {
         final int cid;
-        final ByteBuf capsule = Unpooled.directBuffer(NvmeCommand.SIZE, NvmeCommand.SIZE).writerIndex(NvmeCommand.SIZE);
+        // Heap: the transport copies it into its PDU header, and it lives as long as the queue object.
+        final ByteBuf capsule = Unpooled.buffer(NvmeCommand.SIZE, NvmeCommand.SIZE).writerIndex(NvmeCommand.SIZE);
         final NvmeCommand command = new NvmeCommand().wrap(capsule, 0);
         Request request;
         long deadline;

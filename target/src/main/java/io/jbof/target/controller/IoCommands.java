@@ -190,7 +190,7 @@ final class IoCommands {
             this.ranges = ranges;
             this.collecting = true;
             this.fua = false;
-            if (dsmRanges == null) dsmRanges = Unpooled.directBuffer(DSM_MAX_RANGES * 16, DSM_MAX_RANGES * 16);
+            if (dsmRanges == null) dsmRanges = Unpooled.buffer(DSM_MAX_RANGES * 16, DSM_MAX_RANGES * 16);
             dsmRanges.clear();
             this.kind = deallocate ? DSM : 0;
             req.receiveData(this);

@@ -29,7 +29,7 @@ public final class ConnectOptions {
         this.port = b.port;
         this.subsystemNqn = b.subsystemNqn;
         this.hostId = b.hostId != null ? b.hostId : defaultHostId();
-        this.hostNqn = b.hostNqn != null ? b.hostNqn : Nqn.forUuid(this.hostId);
+        this.hostNqn = b.hostNqn != null ? b.hostNqn : defaultHostNqn(this.hostId);
         this.ioQueues = b.ioQueues;
         this.queueDepth = b.queueDepth;
         this.headerDigest = b.headerDigest;
@@ -43,7 +43,15 @@ public final class ConnectOptions {
      * A host identifier stable for this machine (as /etc/nvme/hostid is): derived from the host name,
      * so reconnects from the same machine present the same identity.
      */
-    static UUID defaultHostId() {
+    public static UUID defaultHostId() {
+        String fromFile = readEtc("hostid");
+        if (fromFile != null) {
+            try {
+                return UUID.fromString(fromFile);
+            } catch (IllegalArgumentException ignored) {
+                // not a UUID: fall back to the derived one
+            }
+        }
         String name;
         try {
             name = InetAddress.getLocalHost().getHostName();
@@ -51,6 +59,23 @@ public final class ConnectOptions {
             name = "localhost";
         }
         return UUID.nameUUIDFromBytes(("jbof-host:" + name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The host NQN nvme-cli would use (/etc/nvme/hostnqn), else the UUID form of the host ID. */
+    public static String defaultHostNqn(UUID hostId) {
+        String fromFile = readEtc("hostnqn");
+        return fromFile != null && Nqn.isValid(fromFile) ? fromFile : Nqn.forUuid(hostId);
+    }
+
+    private static String readEtc(String name) {
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of("/etc/nvme", name);
+            if (!java.nio.file.Files.isReadable(p)) return null;
+            String v = java.nio.file.Files.readString(p).trim();
+            return v.isEmpty() ? null : v;
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 
     public static Builder builder() {

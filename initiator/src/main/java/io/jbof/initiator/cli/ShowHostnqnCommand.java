@@ -1,0 +1,17 @@
+package io.jbof.initiator.cli;
+
+import io.jbof.initiator.ConnectOptions;
+import picocli.CommandLine.Command;
+
+import java.util.concurrent.Callable;
+
+@Command(name = "show-hostnqn", description = "Print the host NQN and host ID this machine connects with (as nvme show-hostnqn).")
+public final class ShowHostnqnCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+        java.util.UUID id = ConnectOptions.defaultHostId();
+        System.out.println(ConnectOptions.defaultHostNqn(id));
+        System.err.println("hostid: " + id);
+        return 0;
+    }
+}

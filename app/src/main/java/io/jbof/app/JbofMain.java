@@ -6,6 +6,7 @@ import io.jbof.initiator.cli.IdNsCommand;
 import io.jbof.initiator.cli.ListCommand;
 import io.jbof.initiator.cli.ReadCommand;
 import io.jbof.initiator.cli.ShowHostnqnCommand;
+import io.jbof.initiator.cli.VerifyCommand;
 import io.jbof.initiator.cli.WriteCommand;
 import io.jbof.nvme.NvmeException;
 import io.jbof.target.cli.Logging;
@@ -19,7 +20,7 @@ import java.util.Arrays;
 @Command(name = "jbof", mixinStandardHelpOptions = true, version = "jbof 0.1.0",
         description = "NVMe-over-Fabrics initiator and tools for jbof targets (and any NVMe/TCP target).",
         subcommands = {DemoCommand.class, DiscoverCommand.class, ListCommand.class, IdCtrlCommand.class, IdNsCommand.class,
-                ReadCommand.class, WriteCommand.class, ShowHostnqnCommand.class, CommandLine.HelpCommand.class},
+                ReadCommand.class, WriteCommand.class, VerifyCommand.class, ShowHostnqnCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'jbof target --help' for the target daemon.",
                 "Examples:",
                 "  jbof demo",

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds (once, cached in .cache/vm) what the qemu guest needs, all from Debian packages:
+#   kernel/   the stock Debian 6.1 kernel (nvme-tcp, nvme-rdma, nvmet*, rdma_rxe as modules)
+#   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2
+#   initrd.gz a busybox initramfs that loads virtio + 9p and switch_roots into rootfs over virtio-9p
+# Idempotent: each step leaves a stamp file and is skipped when it is there.
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)"
+cache="${JBOF_VM_CACHE:-$root/.cache/vm}"
+mirror="${JBOF_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+suite=bookworm
+mkdir -p "$cache"
+log() { echo "vm-prepare: $*" >&2; }
+
+need=()
+for p in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio debootstrap:debootstrap; do
+  command -v "${p%%:*}" >/dev/null || [[ -x /usr/sbin/${p%%:*} ]] || need+=("${p#*:}")
+done
+if ((${#need[@]})); then
+  log "installing ${need[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# ---- kernel ----
+if [[ ! -f "$cache/kernel.stamp" ]]; then
+  kpkg="$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
+  [[ -n "$kpkg" ]] || { log "cannot resolve linux-image-amd64 (apt-get update?)"; exit 1; }
+  log "downloading $kpkg"
+  rm -rf "$cache/dl" "$cache/kernel"; mkdir -p "$cache/dl" "$cache/kernel"
+  (cd "$cache/dl" && apt-get download -qq "$kpkg")
+  dpkg -x "$cache"/dl/linux-image-*.deb "$cache/kernel"
+  kver="$(ls "$cache/kernel/lib/modules")"
+  echo "$kver" > "$cache/kver"
+  rm -rf "$cache/dl"
+  touch "$cache/kernel.stamp"
+fi
+kver="$(cat "$cache/kver")"
+
+# ---- root file system ----
+if [[ ! -f "$cache/rootfs.stamp" ]]; then
+  log "debootstrap $suite minbase into $cache/rootfs (about a minute)"
+  rm -rf "$cache/rootfs"
+  debootstrap --variant=minbase \
+    --include=iproute2,kmod,nvme-cli,fio,procps,util-linux,rdma-core,ibverbs-utils,ibverbs-providers,librdmacm1,rdmacm-utils,libaio1 \
+    "$suite" "$cache/rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 || { log "debootstrap failed; see $cache/debootstrap.log"; exit 1; }
+  touch "$cache/rootfs.stamp"
+fi
+if [[ ! -f "$cache/modules.stamp" ]]; then
+  rm -rf "$cache/rootfs/lib/modules/$kver"
+  mkdir -p "$cache/rootfs/lib/modules"
+  cp -a "$cache/kernel/lib/modules/$kver" "$cache/rootfs/lib/modules/"
+  chroot "$cache/rootfs" /sbin/depmod "$kver"  # the root's own kmod: the host may have none
+  # The host's JDK is shared read-only into the guest; its conf links point into /etc/java-17-openjdk.
+  [[ -d /etc/java-17-openjdk ]] && cp -a /etc/java-17-openjdk "$cache/rootfs/etc/"
+  mkdir -p "$cache/rootfs/jbof" "$cache/rootfs/results" "$cache/rootfs/usr/lib/jvm"
+  touch "$cache/modules.stamp"
+fi
+
+# ---- initramfs ----
+if [[ ! -f "$cache/initrd.stamp" || "$root/scripts/vm/initramfs-init" -nt "$cache/initrd.gz" ]]; then
+  log "building initramfs"
+  ir="$cache/initramfs"
+  rm -rf "$ir"; mkdir -p "$ir"/{bin,sbin,proc,sys,dev,newroot,modules}
+  cp "$(command -v busybox)" "$ir/bin/busybox"
+  for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p; do
+    f="$(find "$cache/kernel/lib/modules/$kver" -name "$m.ko*" | head -1)"
+    if [[ -n "$f" ]]; then
+      case "$f" in
+        *.xz) xz -dc "$f" > "$ir/modules/$m.ko" ;;
+        *.zst) zstd -qdc "$f" > "$ir/modules/$m.ko" ;;
+        *) cp "$f" "$ir/modules/$m.ko" ;;
+      esac
+      echo "$m" >> "$ir/modules/order"
+    fi
+  done
+  cp "$root/scripts/vm/initramfs-init" "$ir/init"
+  chmod +x "$ir/init"
+  (cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/initrd.gz"
+  touch "$cache/initrd.stamp"
+fi
+log "ready: kernel $kver, root $cache/rootfs"

@@ -2,10 +2,13 @@
 nvmet_setup() {
   local trtype="$1" addr="$2" port="$3"
   modprobe nvmet && modprobe "nvmet-$trtype" || { fail "modprobe nvmet nvmet-$trtype"; return 1; }
+  # configfs may be a module that nvmet just pulled in: mount it now if the early mount could not.
+  mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
   local c=/sys/kernel/config/nvmet
+  [ -d $c ] || { fail "nvmet configfs tree at $c"; return 1; }
   truncate -s 256M /tmp/nvmet-ns1.img
   truncate -s 64M /tmp/nvmet-ns2.img
-  mkdir -p $c/subsystems/$LINUX_NQN || return 1
+  mkdir -p $c/subsystems/$LINUX_NQN || { fail "create nvmet subsystem"; return 1; }
   echo 1 > $c/subsystems/$LINUX_NQN/attr_allow_any_host
   local i=1
   for f in /tmp/nvmet-ns1.img /tmp/nvmet-ns2.img; do

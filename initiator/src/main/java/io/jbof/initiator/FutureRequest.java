@@ -40,7 +40,6 @@ final class FutureRequest extends Request implements Request.Callback {
         FutureRequest r = new FutureRequest(what);
         r.opcode = Opcodes.FABRICS;
         r.fctype = fctype;
-        r.flags = 0;
         return r;
     }
 }

@@ -22,6 +22,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -112,7 +113,7 @@ public final class DemoCommand implements Callable<Integer> {
         int nq = c.ioQueues().size();
         Semaphore window = new Semaphore(nq * depth);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] bad = new long[1];
+        AtomicLong bad = new AtomicLong();
         int blocks = chunk / ns.blockSize();
         PooledByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         for (int i = 0; i < chunks && failure.get() == null; i++) {
@@ -131,9 +132,7 @@ public final class DemoCommand implements Callable<Integer> {
             f.whenComplete((v, e) -> {
                 try {
                     if (e != null) failure.compareAndSet(null, e);
-                    else if (!write && !matches(buf, index, chunk)) {
-                        synchronized (bad) { bad[0]++; }
-                    }
+                    else if (!write && !matches(buf, index, chunk)) bad.incrementAndGet();
                 } finally {
                     buf.release();
                     window.release();
@@ -142,7 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (!window.tryAcquire(nq * depth, 120, TimeUnit.SECONDS)) throw new IOException("commands still outstanding after 120 s");
         if (failure.get() != null) throw new IOException((write ? "write" : "read") + " failed: " + failure.get().getMessage(), failure.get());
-        synchronized (bad) { return bad[0]; }
+        return bad.get();
     }
 
     private static void fill(ByteBuf buf, int index, int len) {

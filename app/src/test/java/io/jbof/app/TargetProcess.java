@@ -24,7 +24,7 @@ final class TargetProcess implements AutoCloseable {
     }
 
     /** Starts {@code command} (a java command line or a script) and waits for its "listening" line. */
-    static TargetProcess start(List<String> command, Path log) throws IOException {
+    static TargetProcess start(List<String> command) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -52,7 +52,7 @@ final class TargetProcess implements AutoCloseable {
                 "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 "io.jbof.target.cli.TargetMain"));
         cmd.addAll(List.of(args));
-        return start(cmd, null);
+        return start(cmd);
     }
 
     private void drain(BufferedReader out) {

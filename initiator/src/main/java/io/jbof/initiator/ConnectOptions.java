@@ -2,7 +2,10 @@ package io.jbof.initiator;
 
 import io.jbof.nvme.Nqn;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -69,11 +72,11 @@ public final class ConnectOptions {
 
     private static String readEtc(String name) {
         try {
-            java.nio.file.Path p = java.nio.file.Path.of("/etc/nvme", name);
-            if (!java.nio.file.Files.isReadable(p)) return null;
-            String v = java.nio.file.Files.readString(p).trim();
+            Path p = Path.of("/etc/nvme", name);
+            if (!Files.isReadable(p)) return null;
+            String v = Files.readString(p).trim();
             return v.isEmpty() ? null : v;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

@@ -16,13 +16,17 @@ need=()
 for p in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio debootstrap:debootstrap; do
   command -v "${p%%:*}" >/dev/null || [[ -x /usr/sbin/${p%%:*} ]] || need+=("${p#*:}")
 done
+apt_updated=""
+apt_update() { [[ -n "$apt_updated" ]] || { apt-get update -qq >/dev/null; apt_updated=1; }; }
 if ((${#need[@]})); then
   log "installing ${need[*]}"
+  apt_update
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
 # ---- kernel ----
 if [[ ! -f "$cache/kernel.stamp" ]]; then
+  apt_update
   kpkg="$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
   [[ -n "$kpkg" ]] || { log "cannot resolve linux-image-amd64 (apt-get update?)"; exit 1; }
   log "downloading $kpkg"

@@ -42,7 +42,10 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private boolean headerDigest;
     private boolean dataDigest;
     private int maxH2CData;
-    private int inCapsuleDataSize = 0;
+    /** Linux's nvme-tcp sends admin-queue data (Connect's 1024 bytes) in-capsule up to 8 KiB (NVME_TCP_ADMIN_CCSZ);
+     *  I/O queues are set from the controller's IOCCSZ before their Connect. */
+    static final int ADMIN_IN_CAPSULE_DATA = 8192;
+    private int inCapsuleDataSize = ADMIN_IN_CAPSULE_DATA;
     private boolean open;
     private Throwable failure;
 
@@ -164,6 +167,8 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         }
         maxH2CData = maxData;
         decoder.negotiated(headerDigest, dataDigest, MAX_CONTROLLER_PDU);
+        log.debug("NVMe/TCP connection to {}: header digest {}, data digest {}, MAXH2CDATA {}", ctx.channel().remoteAddress(),
+                TcpTargetConnection.onOff(headerDigest), TcpTargetConnection.onOff(dataDigest), maxData);
         open = true;
         ready.complete(this);
     }

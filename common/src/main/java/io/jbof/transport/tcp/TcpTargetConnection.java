@@ -198,6 +198,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         ctx.write(b);
         initialized = true;
         decoder.negotiated(headerDigest, dataDigest, maxHostPdu(options));
+        log.debug("NVMe/TCP connection from {}: header digest {}, data digest {}", remote, onOff(headerDigest), onOff(dataDigest));
     }
 
     private void onTermReq(ByteBuf pdu) {
@@ -486,5 +487,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             }
             if (receiver == null || closed) recycle(this);
         }
+    }
+
+    static String onOff(boolean on) {
+        return on ? "on" : "off";
     }
 }

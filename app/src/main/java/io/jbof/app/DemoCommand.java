@@ -5,7 +5,7 @@ import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.queue.QueuePair;
 import io.jbof.target.TargetServer;
-import io.jbof.target.config.Sizes;
+import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;

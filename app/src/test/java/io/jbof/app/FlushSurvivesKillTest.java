@@ -25,7 +25,7 @@ class FlushSurvivesKillTest {
         SplittableRandom rnd = new SplittableRandom(42);
         byte[][] written = new byte[3][];
         long[] lbas = {0, 1000, 8189}; // the last one ends at the last block
-        try (TargetProcess t = TargetProcess.java(args)) {
+        try (DaemonProcess t = DaemonProcess.java(args)) {
             try (NvmeController c = NvmeController.connect(options(t.port))) {
                 Namespace ns = c.namespace(1);
                 for (int i = 0; i < lbas.length; i++) {
@@ -37,7 +37,7 @@ class FlushSurvivesKillTest {
                 t.kill9(); // while the initiator is still connected: no Disconnect, no shutdown
             }
         }
-        try (TargetProcess t = TargetProcess.java(args); NvmeController c = NvmeController.connect(options(t.port))) {
+        try (DaemonProcess t = DaemonProcess.java(args); NvmeController c = NvmeController.connect(options(t.port))) {
             Namespace ns = c.namespace(1);
             assertEquals(32L << 20, ns.sizeBytes(), "the restarted target keeps the existing file's size");
             for (int i = 0; i < lbas.length; i++) {

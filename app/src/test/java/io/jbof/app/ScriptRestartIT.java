@@ -34,13 +34,13 @@ class ScriptRestartIT {
         Files.write(in, data);
         List<String> daemon = List.of(script("jbof-target").toString(), "--listen", "127.0.0.1:0", "--nqn", NQN, "--namespace", vol + ":16M");
 
-        try (TargetProcess t = TargetProcess.start(daemon)) {
+        try (DaemonProcess t = DaemonProcess.start(daemon)) {
             assertTrue(Files.size(vol) == 16L << 20, "the daemon created the volume file of the size asked for");
             run("jbof", "write", "-t", "tcp", "-a", "127.0.0.1", "-s", String.valueOf(t.port), "-n", NQN,
                     "--offset", "1000", "--input", in.toString());
             assertEquals(0, t.terminate(), "SIGTERM stops the daemon with exit code 0; output:\n" + t.outputText());
         }
-        try (TargetProcess t = TargetProcess.start(daemon)) {
+        try (DaemonProcess t = DaemonProcess.start(daemon)) {
             Path out = dir.resolve("out.bin");
             run("jbof", "read", "--traddr", "127.0.0.1", "--trsvcid", String.valueOf(t.port), "--nqn", NQN,
                     "--offset", "1000", "--length", String.valueOf(data.length), "--output", out.toString());

@@ -2,7 +2,7 @@ package io.jbof.target;
 
 import io.jbof.nvme.Nqn;
 import io.jbof.target.config.ListenAddress;
-import io.jbof.target.config.Sizes;
+import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
 import io.jbof.target.controller.Controller;

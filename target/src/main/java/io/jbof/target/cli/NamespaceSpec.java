@@ -1,6 +1,6 @@
 package io.jbof.target.cli;
 
-import io.jbof.target.config.Sizes;
+import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 
 /** Parses PATH[:SIZE][,bs=512|4096][,ro][,nsid=N][,nqn=NQN] from --namespace. */

@@ -1,7 +1,7 @@
 package io.jbof.target.cli;
 
 import io.jbof.target.TargetServer;
-import io.jbof.target.config.Sizes;
+import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.namespace.FileNamespace;
 import io.jbof.target.subsystem.Subsystem;

@@ -1,4 +1,4 @@
-package io.jbof.target.config;
+package io.jbof.util;
 
 import java.util.Locale;
 
@@ -6,7 +6,15 @@ import java.util.Locale;
 public final class Sizes {
     private Sizes() {}
 
+    /** A positive size. */
     public static long parse(String text) {
+        long n = parseCount(text, "size");
+        if (n <= 0) throw new IllegalArgumentException("size '" + text + "' must be positive");
+        return n;
+    }
+
+    /** A byte count that may be zero (an offset); {@code what} names it in the error. */
+    public static long parseCount(String text, String what) {
         String s = text.trim().toUpperCase(Locale.ROOT);
         if (s.endsWith("IB")) s = s.substring(0, s.length() - 2);
         else if (s.endsWith("B") && s.length() > 1 && !Character.isDigit(s.charAt(s.length() - 2))) s = s.substring(0, s.length() - 1);
@@ -25,10 +33,10 @@ public final class Sizes {
         try {
             n = Long.parseLong(s);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a size (examples: 4096, 64M, 1G)");
+            throw new IllegalArgumentException(what + " '" + text + "' is not a byte count (examples: 0, 4096, 4K, 64M, 1G)");
         }
-        if (n <= 0) throw new IllegalArgumentException("size '" + text + "' must be positive");
-        if (n > Long.MAX_VALUE / mult) throw new IllegalArgumentException("size '" + text + "' is too large");
+        if (n < 0) throw new IllegalArgumentException(what + " '" + text + "' is negative");
+        if (n > Long.MAX_VALUE / mult) throw new IllegalArgumentException(what + " '" + text + "' is too large");
         return n * mult;
     }
 

@@ -11,20 +11,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** A jbof target daemon in its own JVM, started the way a user starts it, so tests can kill -9 it. */
-final class TargetProcess implements AutoCloseable {
+/**
+ * A jbof daemon (a target, or a mount) in its own process, started the way a user starts it and
+ * ready once it printed its ready line, so tests can signal it or kill -9 it.
+ */
+final class DaemonProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on tcp://[^:]+:(\\d+)");
     final Process process;
     final int port;
     final List<String> output = new ArrayList<>();
 
-    private TargetProcess(Process process, int port) {
+    private DaemonProcess(Process process, int port) {
         this.process = process;
         this.port = port;
     }
 
-    /** Starts {@code command} (a java command line or a script) and waits for its "listening" line. */
-    static TargetProcess start(List<String> command) throws IOException {
+    /** Starts a target ({@code command}: a java command line or a script) and waits for its "listening" line. */
+    static DaemonProcess start(List<String> command) throws IOException {
+        return start(command, LISTENING);
+    }
+
+    /** Starts {@code command} and waits for a line matching {@code ready} (group 1, if any, is the port). */
+    static DaemonProcess start(List<String> command, Pattern ready) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -32,22 +40,22 @@ final class TargetProcess implements AutoCloseable {
         String line;
         while ((line = out.readLine()) != null) {
             seen.add(line);
-            Matcher m = LISTENING.matcher(line);
+            Matcher m = ready.matcher(line);
             if (m.find()) {
-                TargetProcess t = new TargetProcess(p, Integer.parseInt(m.group(1)));
+                DaemonProcess t = new DaemonProcess(p, m.groupCount() > 0 ? Integer.parseInt(m.group(1)) : -1);
                 t.output.addAll(seen);
-                Thread drain = new Thread(() -> t.drain(out), "target-output");
+                Thread drain = new Thread(() -> t.drain(out), "daemon-output");
                 drain.setDaemon(true);
                 drain.start();
                 return t;
             }
         }
         p.destroyForcibly();
-        throw new IOException("target exited before listening; its output:\n" + String.join("\n", seen));
+        throw new IOException(command.get(0) + " exited before it was ready; its output:\n" + String.join("\n", seen));
     }
 
     /** The daemon in a child JVM on this test's class path. */
-    static TargetProcess java(String... args) throws IOException {
+    static DaemonProcess java(String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 "io.jbof.target.cli.TargetMain"));
@@ -69,7 +77,7 @@ final class TargetProcess implements AutoCloseable {
     /** SIGKILL: no shutdown hook, no flush, nothing the daemon can do about it. */
     void kill9() throws InterruptedException {
         process.destroyForcibly();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) throw new IllegalStateException("target survived SIGKILL");
+        if (!process.waitFor(30, TimeUnit.SECONDS)) throw new IllegalStateException("process survived SIGKILL");
     }
 
     /** SIGTERM and the exit code. */
@@ -77,7 +85,7 @@ final class TargetProcess implements AutoCloseable {
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
-            throw new IllegalStateException("target did not stop within 60 s of SIGTERM; output:\n" + outputText());
+            throw new IllegalStateException("process did not stop within 60 s of SIGTERM; output:\n" + outputText());
         }
         return process.exitValue();
     }

@@ -1,0 +1,79 @@
+package io.jbof.fuse.cli;
+
+import io.jbof.fuse.FuseMount;
+import io.jbof.initiator.NvmeController;
+import io.jbof.initiator.cli.ConnectionOptions;
+import io.jbof.util.Sizes;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+@Command(name = "mount", description = {
+        "Mount a target's namespaces as files ns1, ns2, ... (by NSID) in a FUSE file system; runs in the foreground.",
+        "Ctrl-C, SIGTERM or 'jbof umount MOUNTPOINT' unmounts, flushes and shuts the controller down."},
+        footer = {"", "Example:", "  mkdir -p /mnt/vol1 && jbof mount -t tcp -a 10.0.0.5 -s 4420 -n nqn.2024-01.io.jbof:vol1 /mnt/vol1",
+                "  fio --name=t --filename=/mnt/vol1/ns1 --rw=randread --bs=4k --iodepth=16 --ioengine=libaio --direct=1"})
+public final class MountCommand implements Callable<Integer> {
+    @Mixin ConnectionOptions conn;
+
+    @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "An existing directory.")
+    Path mountPoint;
+
+    @Option(names = "--direct-io", description = "Bypass the kernel page cache for every open (each read and write goes to the target).")
+    boolean directIo;
+
+    @Option(names = "--allow-other", description = "Let other users than the one mounting use the files (FUSE allow_other).")
+    boolean allowOther;
+
+    @Option(names = {"-r", "--read-only"}, description = "Mount read-only.")
+    boolean readOnly;
+
+    @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPT", description = "Extra libfuse -o option, repeatable (e.g. -o max_readahead=1048576).")
+    List<String> fuseOptions = new ArrayList<>();
+
+    @Option(names = "--fuse-debug", description = "libfuse's debug output (every request) on stderr.")
+    boolean fuseDebug;
+
+    @Override
+    public Integer call() throws Exception {
+        NvmeController c = NvmeController.connect(conn.toOptions(null, Math.max(2, Runtime.getRuntime().availableProcessors())));
+        FuseMount m;
+        try {
+            m = FuseMount.mount(c, mountPoint, new FuseMount.Options(directIo, allowOther, readOnly, fuseOptions, fuseDebug));
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        // SIGTERM / SIGINT: unmount, flush and exit 0 (a JVM shutdown hook alone would exit 143).
+        for (String sig : new String[]{"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
+        }
+        String list = m.fileSystem().files().entrySet().stream()
+                .map(e -> e.getKey() + " (" + Sizes.format(e.getValue().size()) + ", " + e.getValue().blockSize() + "-byte blocks"
+                        + (e.getValue().readOnly() ? ", read-only" : "") + ")")
+                .collect(Collectors.joining(", "));
+        System.out.println("jbof mount: mounted " + c.options().subsystemNqn + " at " + m.mountPoint() + ": " + list);
+        System.out.flush();
+        while (m.isMounted() && !stop.await(200, TimeUnit.MILLISECONDS)) {
+            // wait for a signal or an unmount from outside
+        }
+        boolean external = !m.isMounted();
+        try {
+            m.close();
+        } finally {
+            c.close();
+        }
+        System.err.println("jbof mount: unmounted " + m.mountPoint() + (external ? "" : " (signal)") + ", flushed, controller shut down");
+        return 0;
+    }
+}

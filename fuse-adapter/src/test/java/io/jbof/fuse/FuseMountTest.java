@@ -120,11 +120,11 @@ class FuseMountTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio"), "fio is not installed (apt-get install -y fio)");
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "64M", "4096", "32M", "4096")) {
             String out = Shell.ok("fio", "--name=rw4k", "--filename=" + m.file(1), "--rw=randwrite", "--bs=4k", "--iodepth=16",
-                    "--ioengine=libaio", "--direct=1", "--size=32M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--minimal");
+                    "--ioengine=libaio", "--direct=1", "--size=32M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--minimal");
             assertFalse(out.contains("verify:"), out);
             // Sizes that are not multiples of the block size: the adapter's read-modify-write under libaio concurrency.
             out = Shell.ok("fio", "--name=mixed", "--filename=" + m.file(2), "--rw=randwrite", "--bsrange=512-64k", "--iodepth=8",
-                    "--ioengine=libaio", "--direct=1", "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--minimal");
+                    "--ioengine=libaio", "--direct=1", "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--minimal");
             assertFalse(out.contains("verify:"), out);
         }
     }

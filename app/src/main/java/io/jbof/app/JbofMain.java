@@ -1,5 +1,6 @@
 package io.jbof.app;
 
+import io.jbof.bench.BenchCommand;
 import io.jbof.fuse.cli.MountCommand;
 import io.jbof.fuse.cli.UmountCommand;
 import io.jbof.initiator.cli.DiscoverCommand;
@@ -22,7 +23,7 @@ import java.util.Arrays;
 @Command(name = "jbof", mixinStandardHelpOptions = true, version = "jbof 0.1.0",
         description = "NVMe-over-Fabrics initiator and tools for jbof targets (and any NVMe/TCP target).",
         subcommands = {DemoCommand.class, DiscoverCommand.class, ListCommand.class, IdCtrlCommand.class, IdNsCommand.class,
-                ReadCommand.class, WriteCommand.class, VerifyCommand.class, MountCommand.class, UmountCommand.class,
+                ReadCommand.class, WriteCommand.class, VerifyCommand.class, BenchCommand.class, MountCommand.class, UmountCommand.class,
                 ShowHostnqnCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'jbof target --help' for the target daemon.",
                 "Examples:",
@@ -30,7 +31,8 @@ import java.util.Arrays;
                 "  jbof discover -t tcp -a 127.0.0.1 -s 4420",
                 "  jbof id-ctrl -a 127.0.0.1 -s 4420 -n nqn.2024-01.io.jbof:vol1",
                 "  jbof write -n nqn.2024-01.io.jbof:vol1 --namespace-id 1 --offset 0 --input data.bin",
-                "  jbof mount -n nqn.2024-01.io.jbof:vol1 /mnt/vol1"})
+                "  jbof mount -n nqn.2024-01.io.jbof:vol1 /mnt/vol1",
+                "  jbof bench -n nqn.2024-01.io.jbof:vol1 --rw randread --bs 4k --iodepth 32 --runtime 10s"})
 public final class JbofMain {
     public static void main(String[] args) {
         boolean verbose = Arrays.asList(args).contains("-v") || Arrays.asList(args).contains("--verbose");

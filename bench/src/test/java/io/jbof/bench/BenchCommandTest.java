@@ -1,0 +1,107 @@
+package io.jbof.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jbof.target.TargetServer;
+import io.jbof.target.config.TargetConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** jbof bench against a real target on loopback, read back through its JSON report. */
+class BenchCommandTest {
+    static final String NQN = "nqn.2024-01.io.jbof:bench-test";
+    @TempDir Path dir;
+
+    private TargetServer target() throws Exception {
+        TargetConfig cfg = new TargetConfig();
+        cfg.listen.add("127.0.0.1:0");
+        cfg.ioThreads = 2;
+        TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
+        s.nqn = NQN;
+        for (int i = 1; i <= 2; i++) {
+            TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
+            n.path = dir.resolve("ns" + i + ".img").toString();
+            n.size = "16M";
+            s.namespaces.add(n);
+        }
+        cfg.subsystems.add(s);
+        return TargetServer.start(cfg);
+    }
+
+    private JsonNode bench(TargetServer t, int expectedExit, String... args) throws Exception {
+        Path out = dir.resolve("out.json");
+        List<String> a = new ArrayList<>(List.of("-a", "127.0.0.1", "-s", String.valueOf(t.boundAddresses().get(0).getPort()), "-n", NQN,
+                "--output-format", "json", "--output", out.toString()));
+        a.addAll(List.of(args));
+        int rc = new CommandLine(new BenchCommand()).execute(a.toArray(new String[0]));
+        assertEquals(expectedExit, rc, "exit code of jbof bench " + a);
+        return new ObjectMapper().readTree(out.toFile());
+    }
+
+    @Test
+    void jsonReportHasFiosLayoutWithCountsThatAddUp() throws Exception {
+        try (TargetServer t = target()) {
+            JsonNode j = bench(t, 0, "--rw", "randrw", "--rwmixread", "70", "--bs", "4k", "--iodepth", "8", "--numjobs", "2",
+                    "-N", "1,2", "--runtime", "1s");
+            assertEquals(2, j.get("jobs").size(), "one entry per job");
+            for (JsonNode job : j.get("jobs")) {
+                assertEquals(0, job.get("error").asInt());
+                for (String dir : new String[]{"read", "write"}) {
+                    JsonNode d = job.get(dir);
+                    long ios = d.get("total_ios").asLong();
+                    assertTrue(ios > 0, dir + " I/Os happened");
+                    assertEquals(ios * 4096, d.get("io_bytes").asLong());
+                    assertEquals(ios, d.get("clat_ns").get("N").asLong(), "every I/O has a latency");
+                    JsonNode p = d.get("clat_ns").get("percentile");
+                    for (String q : new String[]{"1.000000", "50.000000", "99.000000", "99.990000"}) assertTrue(p.has(q), q);
+                    assertTrue(p.get("50.000000").asLong() <= p.get("99.000000").asLong());
+                    assertTrue(d.get("iops").asDouble() > 0 && d.get("bw_bytes").asLong() > 0);
+                }
+            }
+            JsonNode g = bench(t, 0, "--rw", "read", "--bs", "128k", "--iodepth", "4", "--numjobs", "2", "--runtime", "1s", "--group_reporting");
+            assertEquals(1, g.get("jobs").size(), "group reporting merges jobs");
+            assertEquals(0, g.get("jobs").get(0).get("write").get("total_ios").asLong());
+        }
+    }
+
+    @Test
+    void verifyWritesEveryBlockOnceChecksThemAllAndCatchesACorruptedBlock() throws Exception {
+        try (TargetServer t = target()) {
+            JsonNode j = bench(t, 0, "--rw", "randwrite", "--bs", "4k", "--iodepth", "16", "--numjobs", "2", "--size", "8M",
+                    "--verify", "crc32c", "--runtime", "60s", "--group_reporting");
+            JsonNode job = j.get("jobs").get(0);
+            assertEquals(2048, job.get("write").get("total_ios").asLong(), "8 MiB of 4k blocks, each written once");
+            assertEquals(2048, job.get("verify").get("blocks").asLong(), "and each read back");
+            assertEquals(0, job.get("verify").get("errors").asLong());
+            // Flip one byte in the target's file: a verifying read pass must notice.
+            try (RandomAccessFile f = new RandomAccessFile(dir.resolve("ns1.img").toFile(), "rw")) {
+                f.seek(4096L * 777 + 1000);
+                int b = f.read();
+                f.seek(4096L * 777 + 1000);
+                f.write(b ^ 0x40);
+            }
+            JsonNode r = bench(t, 4, "--rw", "read", "--bs", "4k", "--iodepth", "4", "--size", "8M", "--verify", "crc32c", "--runtime", "1s");
+            JsonNode v = r.get("jobs").get(0).get("verify");
+            assertTrue(v.get("errors").asLong() >= 1, "the corrupted block was found: " + v);
+            assertTrue(v.get("first_error").asText().contains("offset " + 4096L * 777), v.get("first_error").asText());
+        }
+    }
+
+    @Test
+    void fixedRateNeverIssuesAheadOfSchedule() throws Exception {
+        try (TargetServer t = target()) {
+            JsonNode j = bench(t, 0, "--rw", "randread", "--bs", "4k", "--iodepth", "4", "--rate_iops", "200", "--runtime", "2s");
+            long ios = j.get("jobs").get(0).get("read").get("total_ios").asLong();
+            assertTrue(ios > 0 && ios <= 200 * 2 + 4, "at most rate x runtime (+ the I/Os in flight at the end): " + ios);
+        }
+    }
+}

@@ -115,7 +115,7 @@ public final class Pdu {
     public static int crc32c(CRC32C crc, ByteBuf b, int at, int len) {
         crc.reset();
         if (b.nioBufferCount() == 1) {
-            crc.update(b.nioBuffer(at, len));
+            crc.update(b.internalNioBuffer(at, len)); // a reused view: no ByteBuffer per PDU
         } else {
             for (java.nio.ByteBuffer bb : b.nioBuffers(at, len)) crc.update(bb);
         }

@@ -8,9 +8,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.io.IOException;
@@ -23,7 +21,7 @@ public final class TcpHostTransport implements HostTransport {
     private final EventLoopGroup group;
 
     public TcpHostTransport(int ioThreads) {
-        this.group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("jbof-host", true));
+        this.group = EventLoops.group(ioThreads, new DefaultThreadFactory("jbof-host", true));
     }
 
     @Override
@@ -36,7 +34,7 @@ public final class TcpHostTransport implements HostTransport {
         CompletableFuture<HostConnection> ready = new CompletableFuture<>();
         Bootstrap b = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(EventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, o.connectTimeoutMillis())
                 .handler(new ChannelInitializer<SocketChannel>() {

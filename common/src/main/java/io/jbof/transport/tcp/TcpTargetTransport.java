@@ -6,9 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;
@@ -26,15 +24,15 @@ public final class TcpTargetTransport implements AutoCloseable {
 
     public TcpTargetTransport(TcpTargetOptions options, int ioThreads) {
         this.options = options;
-        this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("jbof-accept", true));
-        this.workers = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("jbof-tcp", true));
+        this.boss = EventLoops.group(1, new DefaultThreadFactory("jbof-accept", true));
+        this.workers = EventLoops.group(ioThreads, new DefaultThreadFactory("jbof-tcp", true));
     }
 
     /** Binds and starts accepting; throws with a clear message when the address is unusable. */
     public InetSocketAddress listen(InetSocketAddress address, TargetQueueAcceptor acceptor) throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(EventLoops.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -12,7 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import io.netty.util.internal.PlatformDependent;
+
 import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -36,6 +40,9 @@ public final class QueuePair implements HostConnection.Listener {
     private volatile Throwable closedCause;
     private boolean flushPending;
     private final Runnable flushTask = this::flushNow;
+    private final Queue<Request> incoming = PlatformDependent.newMpscQueue();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainIncoming = this::drainIncoming;
 
     public QueuePair(int qid, int depth, long defaultTimeoutNanos) {
         this.qid = qid;
@@ -68,8 +75,17 @@ public final class QueuePair implements HostConnection.Listener {
         if (loop.inEventLoop()) {
             submitOnLoop(r);
         } else {
-            loop.execute(() -> submitOnLoop(r));
+            // Other threads hand requests over through a bounded-growth MPSC array queue and one reusable
+            // drain task, scheduled only when the queue goes from idle to busy: no allocation per submit.
+            incoming.offer(r);
+            if (drainScheduled.compareAndSet(false, true)) loop.execute(drainIncoming);
         }
+    }
+
+    private void drainIncoming() {
+        drainScheduled.set(false);
+        Request r;
+        while ((r = incoming.poll()) != null) submitOnLoop(r);
     }
 
     private void submitOnLoop(Request r) {

@@ -110,22 +110,13 @@ public final class FileNamespace implements AutoCloseable {
 
     /** Writes the readable bytes of {@code src} at byte {@code position} (page cache; no sync). */
     public void write(ByteBuf src, long position) throws IOException {
-        int n = src.readableBytes();
         int at = src.readerIndex();
-        if (src.nioBufferCount() == 1) {
-            writeFully(src.nioBuffer(at, n), position);
-        } else {
-            for (ByteBuffer bb : src.nioBuffers(at, n)) {
-                int len = bb.remaining();
-                writeFully(bb, position);
-                position += len;
-            }
-        }
-    }
-
-    private void writeFully(ByteBuffer bb, long position) throws IOException {
-        while (bb.hasRemaining()) {
-            position += channel.write(bb, position);
+        int end = at + src.readableBytes();
+        // ByteBuf.getBytes(.., FileChannel, ..) writes through the buffer's reused internal view: no ByteBuffer per write.
+        while (at < end) {
+            int n = src.getBytes(at, channel, position, end - at);
+            at += n;
+            position += n;
         }
     }
 
@@ -135,8 +126,7 @@ public final class FileNamespace implements AutoCloseable {
             ByteBuffer z = ZEROES.duplicate();
             int n = (int) Math.min(length, z.capacity());
             z.limit(n);
-            writeFully(z, position);
-            position += n;
+            while (z.hasRemaining()) position += channel.write(z, position);
             length -= n;
         }
     }

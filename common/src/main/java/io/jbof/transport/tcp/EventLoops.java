@@ -1,0 +1,41 @@
+package io.jbof.transport.tcp;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * Netty's native epoll transport where it loads (Linux x86-64: it writes straight from buffer memory
+ * addresses and sends file regions with sendfile, where NIO builds ByteBuffer views per write), NIO
+ * everywhere else. {@code -Djbof.nio=true} forces NIO.
+ */
+public final class EventLoops {
+    public static final boolean EPOLL = !Boolean.getBoolean("jbof.nio") && Epoll.isAvailable();
+
+    private EventLoops() {}
+
+    public static EventLoopGroup group(int threads, ThreadFactory factory) {
+        return EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
+    }
+
+    public static Class<? extends SocketChannel> socketChannel() {
+        return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    public static Class<? extends ServerSocketChannel> serverChannel() {
+        return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public static String name() {
+        return EPOLL ? "epoll" : "nio";
+    }
+}

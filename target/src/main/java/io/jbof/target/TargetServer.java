@@ -13,6 +13,7 @@ import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.TargetLimits;
 import io.jbof.target.namespace.FileNamespace;
 import io.jbof.target.subsystem.Subsystem;
+import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.TcpTargetOptions;
 import io.jbof.transport.tcp.TcpTargetTransport;
 import org.slf4j.Logger;
@@ -51,7 +52,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private TargetServer(TargetConfig cfg) {
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         this.controllers = new ControllerRegistry(cfg.maxControllers);
-        int inCapsule = Math.max(cfg.inCapsuleData, TcpTargetOptions.ADMIN_IN_CAPSULE);
+        int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests), cfg.ioThreads);
     }
 

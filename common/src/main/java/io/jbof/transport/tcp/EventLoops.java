@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp;
 
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
@@ -33,6 +34,14 @@ public final class EventLoops {
 
     public static Class<? extends ServerSocketChannel> serverChannel() {
         return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /**
+     * Socket reads that can grow to 1 MiB: a 128 KiB data PDU then usually arrives in one read and is
+     * sliced, not copied into the decoder's cumulation (Netty's default caps reads at 64 KiB).
+     */
+    public static AdaptiveRecvByteBufAllocator receiveBuffers() {
+        return new AdaptiveRecvByteBufAllocator(4096, 65536, 1 << 20);
     }
 
     public static String name() {

@@ -36,6 +36,8 @@ public final class Pdu {
     /** A TermReq carries at most the first 128 bytes of the offending PDU header. */
     public static final int TERM_REQ_MAX_PLEN = 152;
     public static final int DIGEST = 4;
+    /** In-capsule data on admin queues: Linux's nvme-tcp host sends up to 8 KiB there (NVME_TCP_ADMIN_CCSZ), Connect's 1024 bytes included. */
+    public static final int ADMIN_IN_CAPSULE_DATA = 8192;
 
     // Fatal error status of H2C/C2HTermReq
     public static final int FES_INVALID_PDU_HEADER = 0x01;

@@ -42,10 +42,8 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private boolean headerDigest;
     private boolean dataDigest;
     private int maxH2CData;
-    /** Linux's nvme-tcp sends admin-queue data (Connect's 1024 bytes) in-capsule up to 8 KiB (NVME_TCP_ADMIN_CCSZ);
-     *  I/O queues are set from the controller's IOCCSZ before their Connect. */
-    static final int ADMIN_IN_CAPSULE_DATA = 8192;
-    private int inCapsuleDataSize = ADMIN_IN_CAPSULE_DATA;
+    /** Admin-queue data (Connect's 1024 bytes) goes in-capsule as Linux sends it; I/O queues take the controller's IOCCSZ before their Connect. */
+    private int inCapsuleDataSize = Pdu.ADMIN_IN_CAPSULE_DATA;
     private boolean open;
     private Throwable failure;
 

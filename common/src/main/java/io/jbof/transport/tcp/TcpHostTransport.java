@@ -36,6 +36,7 @@ public final class TcpHostTransport implements HostTransport {
                 .group(group)
                 .channel(EventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, EventLoops.receiveBuffers())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, o.connectTimeoutMillis())
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

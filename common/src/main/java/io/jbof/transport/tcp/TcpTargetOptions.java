@@ -9,9 +9,7 @@ package io.jbof.transport.tcp;
  * @param allowDigests      whether header/data digests may be negotiated
  */
 public record TcpTargetOptions(int inCapsuleDataSize, int maxH2CData, int maxQueueEntries, boolean allowDigests) {
-    public static final int ADMIN_IN_CAPSULE = 8192;
-
     public static TcpTargetOptions defaults() {
-        return new TcpTargetOptions(ADMIN_IN_CAPSULE, 128 * 1024, 1024, true);
+        return new TcpTargetOptions(Pdu.ADMIN_IN_CAPSULE_DATA, 128 * 1024, 1024, true);
     }
 }

@@ -55,7 +55,7 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads (default: cores).")
     Integer ioThreads;
 
-    @Option(names = "--in-capsule-data", paramLabel = "BYTES", description = "In-capsule data accepted on I/O queues (default 8192).")
+    @Option(names = "--in-capsule-data", paramLabel = "BYTES", description = "In-capsule data accepted on I/O queues (default 16384, as Linux's nvmet-tcp).")
     Integer inCapsule;
 
     @Option(names = "--max-controllers", paramLabel = "N", description = "Controllers alive at once (default 1024).")

@@ -22,7 +22,7 @@ public final class TargetConfig {
     public int maxIoQueues = Math.max(1, Runtime.getRuntime().availableProcessors());
     public int queueDepth = 128;
     public int ioThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
-    public int inCapsuleData = 8192;
+    public int inCapsuleData = 16384; // as Linux's nvmet-tcp: a 16 KiB write needs no R2T round trip
     public int maxControllers = 1024;
     public boolean digests = true;
 

@@ -16,7 +16,7 @@ public record TargetLimits(int maxIoQueues, int maxQueueEntries, int inCapsuleDa
     public static final int ADMIN_QUEUE_ENTRIES = 32;
 
     public static TargetLimits defaults() {
-        return new TargetLimits(Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 8192, 1 << 20, 1024, true);
+        return new TargetLimits(Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 16384, 1 << 20, 1024, true);
     }
 
     /** MDTS as a power of two of 4 KiB pages (CAP.MPSMIN = 0). */

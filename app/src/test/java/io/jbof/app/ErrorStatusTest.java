@@ -126,6 +126,21 @@ class ErrorStatusTest {
         assertStillServing();
     }
 
+    /** Found by fuzzing: these made the target allocate from a 32-bit NUMD, or copy from a negative offset. */
+    @Test
+    void getLogPageBeyondTheBufferOrWithATopBitOffsetIsInvalidField() throws Exception {
+        int lid = Opcodes.LOG_SMART_HEALTH;
+        assertEquals(Status.dnr(Status.INVALID_FIELD),
+                statusOf(true, Opcodes.ADMIN_GET_LOG_PAGE, 0, new int[]{lid | 0xFFFF0000, 0xFFFF}, Unpooled.buffer(4096), 4096, false),
+                "NUMD of 2^32 dwords for a 4 KiB buffer");
+        assertEquals(Status.dnr(Status.INVALID_FIELD),
+                statusOf(true, Opcodes.ADMIN_GET_LOG_PAGE, 0, new int[]{lid | (127 << 16), 0, 0, 0x80000000}, Unpooled.buffer(512), 512, false),
+                "LPOU with its top bit set");
+        assertEquals(Status.SUCCESS,
+                statusOf(true, Opcodes.ADMIN_GET_LOG_PAGE, 0, new int[]{lid | (127 << 16)}, Unpooled.buffer(512), 512, false));
+        assertStillServing();
+    }
+
     @Test
     void connectToAnUnknownSubsystemIsConnectInvalidParameters() {
         NvmeException e = assertThrows(NvmeException.class, () -> NvmeController.connect(options("nqn.2024-01.io.jbof:no-such").build()));

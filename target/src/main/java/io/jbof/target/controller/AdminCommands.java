@@ -128,7 +128,12 @@ final class AdminCommands {
         long numd = (((cmd.cdw(11) & 0xFFFFL) << 16) | ((cdw10 >>> 16) & 0xFFFF)) + 1;
         long length = numd * 4;
         long offset = (cmd.cdw(12) & 0xFFFFFFFFL) | ((long) cmd.cdw(13) << 32);
-        if ((offset & 3) != 0 || req.transferLength() >= 0 && length > req.transferLength()) {
+        if (req.transferLength() < 0) {
+            req.complete(req.sglStatus(), 0); // the data pointer itself is bad: its own status
+            return;
+        }
+        // NUMD is 32 bits: without these bounds a host could make us allocate 16 GiB (found by fuzzing).
+        if ((offset & 3) != 0 || length > req.transferLength() || length > target.limits().maxTransferBytes()) {
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return;
         }
@@ -151,7 +156,7 @@ final class AdminCommands {
             }
         }
         int size = page.readableBytes();
-        if (offset > size) {
+        if (offset < 0 || offset > size) { // LPOU is unsigned: a set top bit is past any page
             page.release();
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return;
@@ -159,7 +164,7 @@ final class AdminCommands {
         // Past the end of the page the host's buffer gets zeroes.
         ByteBuf out = buffer((int) length);
         int copy = (int) Math.min(length, size - offset);
-        out.writeBytes(page, (int) offset, copy);
+        out.writeBytes(page, page.readerIndex() + (int) offset, copy);
         out.writeZero((int) length - copy);
         page.release();
         reply(req, out);

@@ -1,5 +1,7 @@
 package io.jbof.transport;
 
+import io.netty.util.concurrent.EventExecutor;
+
 import java.util.concurrent.CompletableFuture;
 
 /** Opens host connections of one transport type. */
@@ -7,6 +9,14 @@ public interface HostTransport extends AutoCloseable {
     String name();
 
     CompletableFuture<HostConnection> connect(HostConnectionOptions options, HostConnection.Listener listener);
+
+    /**
+     * As {@link #connect(HostConnectionOptions, HostConnection.Listener)}, on the given event loop of this
+     * transport (a queue that reconnects stays on the thread that owns its state); null: any loop.
+     */
+    default CompletableFuture<HostConnection> connect(HostConnectionOptions options, HostConnection.Listener listener, EventExecutor loop) {
+        return connect(options, listener);
+    }
 
     @Override
     void close();

@@ -25,6 +25,12 @@ public final class ConnectOptions {
     public final int keepAliveMillis;
     public final int commandTimeoutMillis;
     public final int connectTimeoutMillis;
+    /** Keep reconnecting this long after losing the controller (nvme-cli's ctrl_loss_tmo); 0: no reconnect, fail at once. */
+    public final int ctrlLossTimeoutMillis;
+    /** Pause between reconnect attempts (reconnect_delay). */
+    public final int reconnectDelayMillis;
+    /** While reconnecting, fail I/O after this long instead of holding it (fast_io_fail_tmo); -1: hold until ctrl loss. */
+    public final int fastIoFailMillis;
 
     private ConnectOptions(Builder b) {
         this.transport = b.transport;
@@ -40,6 +46,9 @@ public final class ConnectOptions {
         this.keepAliveMillis = b.keepAliveMillis;
         this.commandTimeoutMillis = b.commandTimeoutMillis;
         this.connectTimeoutMillis = b.connectTimeoutMillis;
+        this.ctrlLossTimeoutMillis = b.ctrlLossTimeoutMillis;
+        this.reconnectDelayMillis = b.reconnectDelayMillis;
+        this.fastIoFailMillis = b.fastIoFailMillis;
     }
 
     /**
@@ -91,6 +100,9 @@ public final class ConnectOptions {
         b.hostId = hostId; b.ioQueues = ioQueues; b.queueDepth = queueDepth; b.headerDigest = headerDigest;
         b.dataDigest = dataDigest; b.keepAliveMillis = keepAliveMillis; b.commandTimeoutMillis = commandTimeoutMillis;
         b.connectTimeoutMillis = connectTimeoutMillis;
+        b.ctrlLossTimeoutMillis = ctrlLossTimeoutMillis;
+        b.reconnectDelayMillis = reconnectDelayMillis;
+        b.fastIoFailMillis = fastIoFailMillis;
         return b;
     }
 
@@ -108,6 +120,9 @@ public final class ConnectOptions {
         private int keepAliveMillis = 5000;
         private int commandTimeoutMillis = 30_000;
         private int connectTimeoutMillis = 10_000;
+        private int ctrlLossTimeoutMillis = 0;
+        private int reconnectDelayMillis = 2000;
+        private int fastIoFailMillis = -1;
 
         public Builder transport(String t) { this.transport = t; return this; }
         public Builder address(String a) { this.address = a; return this; }
@@ -122,6 +137,9 @@ public final class ConnectOptions {
         public Builder keepAliveMillis(int ms) { this.keepAliveMillis = ms; return this; }
         public Builder commandTimeoutMillis(int ms) { this.commandTimeoutMillis = ms; return this; }
         public Builder connectTimeoutMillis(int ms) { this.connectTimeoutMillis = ms; return this; }
+        public Builder ctrlLossTimeoutMillis(int ms) { this.ctrlLossTimeoutMillis = ms; return this; }
+        public Builder reconnectDelayMillis(int ms) { this.reconnectDelayMillis = ms; return this; }
+        public Builder fastIoFailMillis(int ms) { this.fastIoFailMillis = ms; return this; }
 
         public ConnectOptions build() {
             if (subsystemNqn == null) throw new IllegalArgumentException("no subsystem NQN given (-n NQN)");
@@ -131,6 +149,7 @@ public final class ConnectOptions {
             if (ioQueues < 0 || ioQueues > 65535) throw new IllegalArgumentException("I/O queues must be 0..65535");
             if (queueDepth < 2 || queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536");
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
+            if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
             if (!"tcp".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is not available in this build; use tcp");
             return new ConnectOptions(this);
         }

@@ -14,6 +14,7 @@ import io.jbof.transport.HostTransport;
 import io.jbof.transport.tcp.TcpHostTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +25,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -39,7 +42,8 @@ public final class NvmeController implements AutoCloseable {
     private final ConnectOptions options;
     private final HostTransport transport;
     private final boolean ownsTransport;
-    private final QueuePair admin;
+    /** Replaced by a new queue on every reconnect (its commands are not resent; I/O queues keep theirs). */
+    private volatile QueuePair admin;
     private final List<QueuePair> ioQueues = new ArrayList<>();
     private final List<Namespace> namespaces = new ArrayList<>();
     private int cntlid;
@@ -48,12 +52,16 @@ public final class NvmeController implements AutoCloseable {
     private ControllerInfo info;
     private ScheduledFuture<?> keepAlive;
     private volatile boolean closed;
+    // Reconnect (options.ctrlLossTimeoutMillis > 0): one helper thread runs the attempts; queues park their I/O.
+    private ScheduledExecutorService reconnector;
+    private boolean reconnecting;
+    private long lostAt;
+    private boolean ioFastFailed;
 
     private NvmeController(ConnectOptions options, HostTransport transport, boolean ownsTransport) {
         this.options = options;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
-        this.admin = new QueuePair(0, ADMIN_DEPTH, TimeUnit.MILLISECONDS.toNanos(options.commandTimeoutMillis));
     }
 
     /** Connects the admin queue, enables the controller, identifies it, connects I/O queues, lists namespaces. */
@@ -83,9 +91,46 @@ public final class NvmeController implements AutoCloseable {
         return options.transport + "://" + options.address + ":" + options.port + " " + options.subsystemNqn;
     }
 
+    private boolean reconnects() {
+        return options.ctrlLossTimeoutMillis > 0 && !Nqn.DISCOVERY.equals(options.subsystemNqn);
+    }
+
     private void start() throws IOException {
-        HostConnection ac = open(admin);
-        cntlid = connectQueue(admin, 0, ADMIN_DEPTH, Connect.CNTLID_DYNAMIC,
+        bringUpAdmin();
+        startKeepAlive();
+        if (info.controllerType() == io.jbof.nvme.IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
+            return;
+        }
+        int wanted = options.ioQueues;
+        int granted = wanted;
+        if (wanted > 0) granted = Math.min(wanted, negotiateQueues(wanted));
+        int depth = Math.min(options.queueDepth, Properties.capMaxQueueEntries(cap));
+        if (info.maxCommands() > 0) depth = Math.min(depth, info.maxCommands());
+        for (int q = 1; q <= granted; q++) {
+            QueuePair qp = new QueuePair(q, depth, TimeUnit.MILLISECONDS.toNanos(options.commandTimeoutMillis));
+            HostConnection conn = open(qp);
+            conn.inCapsuleDataSize(info.inCapsuleDataBytes());
+            connectQueue(qp, q, depth, cntlid, 0);
+            if (reconnects()) qp.onLoss(this::connectionLost, true);
+            ioQueues.add(qp);
+        }
+        loadNamespaces();
+        log.debug("connected to {}: controller {}, {} I/O queues of depth {}, {} namespaces", where(), cntlid, granted, depth, namespaces.size());
+    }
+
+    /** Set Features (Number of Queues): how many I/O queues the controller grants. */
+    private int negotiateQueues(int wanted) throws IOException {
+        long r = await(setFeatures(Opcodes.FEAT_NUMBER_OF_QUEUES, (wanted - 1) | ((wanted - 1) << 16)), "Set Features (Number of Queues)");
+        return (int) Math.min(r & 0xFFFF, (r >>> 16) & 0xFFFF) + 1;
+    }
+
+    /** A new admin queue: Connect, enable the controller (CC.EN, wait for CSTS.RDY), Identify Controller. */
+    private void bringUpAdmin() throws IOException {
+        QueuePair a = new QueuePair(0, ADMIN_DEPTH, TimeUnit.MILLISECONDS.toNanos(options.commandTimeoutMillis));
+        admin = a;
+        open(a);
+        if (reconnects()) a.onLoss(this::connectionLost, false);
+        cntlid = connectQueue(a, 0, ADMIN_DEPTH, Connect.CNTLID_DYNAMIC,
                 Nqn.DISCOVERY.equals(options.subsystemNqn) && options.keepAliveMillis == 5000 ? 0 : options.keepAliveMillis);
         cap = propertyGet(Properties.CAP, true);
         version = (int) propertyGet(Properties.VS, false);
@@ -99,33 +144,83 @@ public final class NvmeController implements AutoCloseable {
         } finally {
             id.release();
         }
+    }
+
+    // ---- reconnect ----
+
+    /** A queue's connection ended by itself (on its loop): start reconnecting, once. */
+    private void connectionLost() {
+        synchronized (this) {
+            if (closed || reconnecting) return;
+            reconnecting = true;
+            ioFastFailed = false;
+            lostAt = System.nanoTime();
+            if (reconnector == null) {
+                reconnector = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("jbof-reconnect", true));
+            }
+        }
+        log.warn("lost the connection to {}; reconnecting every {} ms for up to {} ms (I/O is held{})", where(),
+                options.reconnectDelayMillis, options.ctrlLossTimeoutMillis,
+                options.fastIoFailMillis >= 0 ? ", failing after " + options.fastIoFailMillis + " ms" : "");
+        if (keepAlive != null) keepAlive.cancel(false);
+        admin.close();
+        for (QueuePair q : ioQueues) q.dropConnection(); // every I/O queue parks its commands
+        reconnector.schedule(this::reconnectAttempt, options.reconnectDelayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void reconnectAttempt() {
+        if (closed) return;
+        try {
+            reconnectOnce();
+            synchronized (this) { reconnecting = false; }
+            log.warn("reconnected to {}: controller {}, {} I/O queues; held I/O resent", where(), cntlid, ioQueues.size());
+        } catch (IOException | RuntimeException e) {
+            long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostAt);
+            if (elapsed >= options.ctrlLossTimeoutMillis) {
+                IOException cause = new IOException("lost the controller at " + where() + ": no reconnect within "
+                        + options.ctrlLossTimeoutMillis + " ms (last attempt: " + e.getMessage() + ")");
+                log.error(cause.getMessage());
+                for (QueuePair q : ioQueues) q.failForGood(cause);
+                return;
+            }
+            log.debug("reconnect to {} failed after {} ms: {}", where(), elapsed, e.toString());
+            if (!ioFastFailed && options.fastIoFailMillis >= 0 && elapsed >= options.fastIoFailMillis) {
+                ioFastFailed = true;
+                IOException cause = new IOException("no connection to " + where() + " for " + elapsed + " ms (fast-io-fail-tmo); still reconnecting");
+                for (QueuePair q : ioQueues) q.failParked(cause);
+            }
+            reconnector.schedule(this::reconnectAttempt, options.reconnectDelayMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A new admin queue and controller; each I/O queue reconnects on its own event loop, then resends what it held. */
+    private void reconnectOnce() throws IOException {
+        try {
+            bringUpAdmin();
+            int n = ioQueues.size();
+            if (n > 0 && negotiateQueues(n) < n) throw new IOException("the target now grants fewer than " + n + " I/O queues");
+            HostConnectionOptions o = connectionOptions();
+            for (QueuePair q : ioQueues) {
+                HostConnection c = await(transport.connect(o, q, q.executor()), "reconnecting queue " + q.qid() + " to " + where());
+                c.inCapsuleDataSize(info.inCapsuleDataBytes());
+                q.reattach(c);
+                connectQueue(q, q.qid(), q.depth(), cntlid, 0);
+            }
+        } catch (IOException | RuntimeException e) {
+            admin.close();
+            for (QueuePair q : ioQueues) q.dropConnection();
+            throw e;
+        }
+        for (QueuePair q : ioQueues) q.resume();
         startKeepAlive();
-        if (info.controllerType() == io.jbof.nvme.IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
-            return;
-        }
-        int wanted = options.ioQueues;
-        int granted = wanted;
-        if (wanted > 0) {
-            long r = await(setFeatures(Opcodes.FEAT_NUMBER_OF_QUEUES, (wanted - 1) | ((wanted - 1) << 16)), "Set Features (Number of Queues)");
-            granted = Math.min(wanted, (int) Math.min(r & 0xFFFF, (r >>> 16) & 0xFFFF) + 1);
-        }
-        int depth = Math.min(options.queueDepth, Properties.capMaxQueueEntries(cap));
-        if (info.maxCommands() > 0) depth = Math.min(depth, info.maxCommands());
-        for (int q = 1; q <= granted; q++) {
-            QueuePair qp = new QueuePair(q, depth, TimeUnit.MILLISECONDS.toNanos(options.commandTimeoutMillis));
-            HostConnection conn = open(qp);
-            conn.inCapsuleDataSize(info.inCapsuleDataBytes());
-            connectQueue(qp, q, depth, cntlid, 0);
-            ioQueues.add(qp);
-        }
-        loadNamespaces();
-        log.debug("connected to {}: controller {}, {} I/O queues of depth {}, {} namespaces", where(), cntlid, granted, depth, namespaces.size());
+    }
+
+    private HostConnectionOptions connectionOptions() {
+        return new HostConnectionOptions(options.address, options.port, options.headerDigest, options.dataDigest, options.connectTimeoutMillis);
     }
 
     private HostConnection open(QueuePair qp) throws IOException {
-        HostConnectionOptions o = new HostConnectionOptions(options.address, options.port, options.headerDigest, options.dataDigest,
-                options.connectTimeoutMillis);
-        HostConnection conn = await(transport.connect(o, qp), "connecting queue " + qp.qid() + " to " + where());
+        HostConnection conn = await(transport.connect(connectionOptions(), qp), "connecting queue " + qp.qid() + " to " + where());
         qp.attach(conn);
         return conn;
     }
@@ -145,7 +240,7 @@ public final class NvmeController implements AutoCloseable {
         r.data = data;
         r.dataLength = Connect.DATA_SIZE;
         r.toController = true;
-        qp.submit(r);
+        qp.submitPriority(r); // on a reconnecting queue, ahead of the commands it holds
         try {
             return (int) (await(r.future, "Connect to " + where()) & 0xFFFF);
         } catch (NvmeException e) {
@@ -377,9 +472,12 @@ public final class NvmeController implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        synchronized (this) {
+            if (reconnector != null) reconnector.shutdownNow();
+        }
         if (keepAlive != null) keepAlive.cancel(false);
         try {
-            if (admin.isOpen() && info != null && !Nqn.DISCOVERY.equals(options.subsystemNqn)) {
+            if (admin != null && admin.isOpen() && info != null && !Nqn.DISCOVERY.equals(options.subsystemNqn)) {
                 propertySet(Properties.CC, Properties.CC_EN | (6 << 16) | (4 << 20) | (1 << Properties.CC_SHN_SHIFT));
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (System.nanoTime() < deadline) {
@@ -396,9 +494,12 @@ public final class NvmeController implements AutoCloseable {
 
     private void closeQuietly() {
         closed = true;
+        synchronized (this) {
+            if (reconnector != null) reconnector.shutdownNow();
+        }
         if (keepAlive != null) keepAlive.cancel(false);
         for (QueuePair q : ioQueues) q.close();
-        admin.close();
+        if (admin != null) admin.close();
         if (ownsTransport) transport.close();
     }
 }

@@ -7,9 +7,11 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -31,9 +33,14 @@ public final class TcpHostTransport implements HostTransport {
 
     @Override
     public CompletableFuture<HostConnection> connect(HostConnectionOptions o, HostConnection.Listener listener) {
+        return connect(o, listener, null);
+    }
+
+    @Override
+    public CompletableFuture<HostConnection> connect(HostConnectionOptions o, HostConnection.Listener listener, EventExecutor loop) {
         CompletableFuture<HostConnection> ready = new CompletableFuture<>();
         Bootstrap b = new Bootstrap()
-                .group(group)
+                .group(loop instanceof EventLoop && loop.parent() == group ? (EventLoop) loop : group)
                 .channel(EventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, EventLoops.receiveBuffers())

@@ -44,6 +44,17 @@ public final class ConnectionOptions {
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-command timeout (default 30000).", defaultValue = "30000")
     public int timeoutMillis;
 
+    @Option(names = "--ctrl-loss-tmo", paramLabel = "SECONDS", defaultValue = "0",
+            description = "After losing the target, keep reconnecting this long, holding I/O (default 0: no reconnect, fail at once).")
+    public int ctrlLossSeconds;
+
+    @Option(names = "--reconnect-delay", paramLabel = "SECONDS", defaultValue = "2", description = "Pause between reconnect attempts (default 2).")
+    public int reconnectDelaySeconds;
+
+    @Option(names = "--fast-io-fail-tmo", paramLabel = "SECONDS", defaultValue = "-1",
+            description = "While reconnecting, fail I/O after this long instead of holding it (default: hold until --ctrl-loss-tmo).")
+    public int fastIoFailSeconds;
+
     @Option(names = {"-v", "--verbose"}, description = "Log protocol detail to stderr.")
     public boolean verbose;
 
@@ -54,7 +65,9 @@ public final class ConnectionOptions {
                 .transport(transport).address(traddr).port(trsvcid).subsystemNqn(subnqn)
                 .ioQueues(ioQueues != null ? ioQueues : ioQueuesDefault).queueDepth(queueSize)
                 .keepAliveMillis(keepAliveSeconds * 1000).headerDigest(headerDigest).dataDigest(dataDigest)
-                .commandTimeoutMillis(timeoutMillis);
+                .commandTimeoutMillis(timeoutMillis).ctrlLossTimeoutMillis(ctrlLossSeconds * 1000)
+                .reconnectDelayMillis(Math.max(1, reconnectDelaySeconds * 1000))
+                .fastIoFailMillis(fastIoFailSeconds < 0 ? -1 : fastIoFailSeconds * 1000);
         if (hostnqn != null) b.hostNqn(hostnqn);
         if (hostid != null) {
             try {

@@ -44,6 +44,17 @@ public final class QueuePair implements HostConnection.Listener {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainIncoming = this::drainIncoming;
 
+    // Reconnect support (set by the controller when a controller-loss timeout is configured).
+    /** Called on the loop when the connection ends by itself (not by {@link #close}). */
+    private Runnable lossListener;
+    /** On loss, keep in-flight and new commands (to resend after {@link #resume}) instead of failing them. */
+    private boolean parkOnLoss;
+    /** Connection lost, commands parked in {@link #waiting}; only priority commands (Connect) are sent. */
+    private boolean parked;
+    /** While parked: new commands fail at once (fast_io_fail_tmo passed) instead of waiting. */
+    private Throwable parkedFailure;
+    private volatile boolean closing;
+
     public QueuePair(int qid, int depth, long defaultTimeoutNanos) {
         this.qid = qid;
         this.slots = new Slot[depth];
@@ -94,6 +105,11 @@ public final class QueuePair implements HostConnection.Listener {
             r.callback.onComplete(r, -1, 0, dead);
             return;
         }
+        if (parked) {
+            if (parkedFailure != null) r.callback.onComplete(r, -1, 0, parkedFailure);
+            else waiting.add(r);
+            return;
+        }
         if (freeCount == 0) {
             waiting.add(r);
             return;
@@ -122,7 +138,7 @@ public final class QueuePair implements HostConnection.Listener {
         Request r = s.request;
         s.request = null;
         free[freeCount++] = s.cid;
-        Request next = waiting.poll();
+        Request next = parked ? null : waiting.poll(); // parked: only the reviving Connect runs
         if (next != null) dispatch(next, slots[free[--freeCount]]);
         r.callback.onComplete(r, status, result, error);
     }
@@ -134,6 +150,11 @@ public final class QueuePair implements HostConnection.Listener {
                 String what = String.format("command opcode 0x%02x (CID %d) on queue %d timed out after %d ms; closing the queue",
                         s.request.opcode, s.cid, qid, TimeUnit.NANOSECONDS.toMillis(s.request.timeoutNanos > 0 ? s.request.timeoutNanos : defaultTimeoutNanos));
                 log.warn(what);
+                if (parkOnLoss && !closing) {
+                    // Error recovery as Linux does it: drop the connection; its commands are resent after reconnecting.
+                    connection.close();
+                    return;
+                }
                 // The CID cannot be reused while the controller may still answer it: the queue dies.
                 fail(new TimeoutException(what));
                 connection.close();
@@ -161,11 +182,107 @@ public final class QueuePair implements HostConnection.Listener {
     @Override
     public void onClosed(Throwable cause) {
         if (timeoutCheck != null) timeoutCheck.cancel(false);
-        fail(cause != null ? cause : new IOException("queue " + qid + " closed"));
+        Throwable c = cause != null ? cause : new IOException("queue " + qid + " closed");
+        if (!closing && parkOnLoss && closedCause == null) {
+            park();
+        } else {
+            fail(c);
+        }
+        if (!closing && lossListener != null) lossListener.run();
     }
 
+    /** In-flight commands go back to the front of the line, in CID order; they are resent after {@link #resume}. */
+    private void park() {
+        parked = true;
+        for (int i = slots.length - 1; i >= 0; i--) {
+            Slot s = slots[i];
+            if (s.request == null) continue;
+            Request r = s.request;
+            s.request = null;
+            free[freeCount++] = s.cid;
+            waiting.addFirst(r);
+        }
+    }
+
+    /**
+     * What to do when the connection ends by itself: {@code listener} runs on the loop, and with
+     * {@code park} the queue keeps its commands for {@link #reattach} / {@link #resume}.
+     */
+    public void onLoss(Runnable listener, boolean park) {
+        this.lossListener = listener;
+        this.parkOnLoss = park;
+    }
+
+    /** A new connection on the same loop (from the transport's connect with this queue's executor); still parked. */
+    public void reattach(HostConnection c) {
+        if (c.executor() != loop) throw new IllegalStateException("queue " + qid + " must stay on its event loop");
+        loop.execute(() -> {
+            connection = c;
+            long period = Math.max(TimeUnit.NANOSECONDS.toMillis(defaultTimeoutNanos) / 4, 50);
+            timeoutCheck = loop.scheduleAtFixedRate(this::expireTimedOut, period, period, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    /** Sends {@code r} now even while parked (the Connect that revives the queue). */
+    public void submitPriority(Request r) {
+        loop.execute(() -> {
+            if (freeCount == 0) {
+                r.callback.onComplete(r, -1, 0, new IOException("queue " + qid + " has no free command slot"));
+                return;
+            }
+            dispatch(r, slots[free[--freeCount]]);
+        });
+    }
+
+    /** Connected again: parked commands go out (resent from the start), new ones flow. */
+    public void resume() {
+        loop.execute(() -> {
+            parked = false;
+            parkedFailure = null;
+            Request r;
+            while (freeCount > 0 && (r = waiting.poll()) != null) dispatch(r, slots[free[--freeCount]]);
+        });
+    }
+
+    /** While reconnecting: fail what is parked and what arrives until {@link #resume} (fast_io_fail_tmo). */
+    public void failParked(Throwable cause) {
+        loop.execute(() -> {
+            if (!parked) return;
+            parkedFailure = cause;
+            Request r;
+            while ((r = waiting.poll()) != null) r.callback.onComplete(r, -1, 0, cause);
+        });
+    }
+
+    /** Ends the queue for good: everything parked or in flight fails with {@code cause}. */
+    public void failForGood(Throwable cause) {
+        loop.execute(() -> {
+            parked = false;
+            fail(cause);
+        });
+    }
+
+    /** Closes the connection as a loss would (the queue parks its commands if it parks on loss). */
+    public void dropConnection() {
+        HostConnection c = connection;
+        if (c != null) c.close();
+    }
+
+    /** Closes for good: in-flight and held commands fail. */
     public void close() {
+        closing = true;
         if (connection != null) connection.close();
+        if (loop == null) return;
+        try {
+            loop.execute(() -> {
+                if (parked) {
+                    parked = false;
+                    fail(new IOException("queue " + qid + " closed while reconnecting"));
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the event loops are gone already: nothing can be pending on them
+        }
     }
 
     /** A CID and its reusable capsule buffer. */

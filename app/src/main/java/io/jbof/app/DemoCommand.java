@@ -62,19 +62,12 @@ public final class DemoCommand implements Callable<Integer> {
         Path dir = Files.createTempDirectory("jbof-demo-");
         Path file = dir.resolve("ns1.img");
         try {
-            TargetConfig cfg = new TargetConfig();
-            cfg.listen.add("127.0.0.1:0");
+            long size = Math.max(64L << 20, total);
+            TargetConfig cfg = TargetConfig.loopback(NQN, Long.toString(size), file);
             cfg.maxIoQueues = Math.max(queues, cfg.maxIoQueues);
-            TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
-            s.nqn = NQN;
-            TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
-            n.path = file.toString();
-            n.size = Long.toString(Math.max(64L << 20, total));
-            s.namespaces.add(n);
-            cfg.subsystems.add(s);
             try (TargetServer target = TargetServer.start(cfg)) {
                 int port = target.boundAddresses().get(0).getPort();
-                say("target listening on tcp://127.0.0.1:%d, subsystem %s, ns1 = %s (%s, 4096-byte blocks)", port, NQN, file, Sizes.format(Long.parseLong(n.size)));
+                say("target listening on tcp://127.0.0.1:%d, subsystem %s, ns1 = %s (%s, 4096-byte blocks)", port, NQN, file, Sizes.format(size));
                 ConnectOptions o = ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(queues).queueDepth(Math.max(32, depth + 1)).build();
                 try (NvmeController c = NvmeController.connect(o)) {
                     Namespace ns = c.namespace(1);

@@ -10,19 +10,9 @@ final class TestTargets {
     private TestTargets() {}
 
     static TargetConfig config(String nqn, Path... files) {
-        TargetConfig cfg = new TargetConfig();
-        cfg.listen.add("127.0.0.1:0");
+        TargetConfig cfg = TargetConfig.loopback(nqn, "16M", files);
         cfg.ioThreads = 2;
         cfg.maxIoQueues = 4;
-        TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
-        s.nqn = nqn;
-        for (Path f : files) {
-            TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
-            n.path = f.toString();
-            n.size = "16M";
-            s.namespaces.add(n);
-        }
-        cfg.subsystems.add(s);
         return cfg;
     }
 

@@ -22,19 +22,7 @@ class BenchCommandTest {
     @TempDir Path dir;
 
     private TargetServer target() throws Exception {
-        TargetConfig cfg = new TargetConfig();
-        cfg.listen.add("127.0.0.1:0");
-        cfg.ioThreads = 2;
-        TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
-        s.nqn = NQN;
-        for (int i = 1; i <= 2; i++) {
-            TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
-            n.path = dir.resolve("ns" + i + ".img").toString();
-            n.size = "16M";
-            s.namespaces.add(n);
-        }
-        cfg.subsystems.add(s);
-        return TargetServer.start(cfg);
+        return TargetServer.start(TargetConfig.loopback(NQN, "16M", dir.resolve("ns1.img"), dir.resolve("ns2.img")));
     }
 
     private JsonNode bench(TargetServer t, int expectedExit, String... args) throws Exception {

@@ -26,17 +26,8 @@ class NamespaceFileTest {
     private final long seed = Long.getLong("jbof.test.seed", System.nanoTime());
 
     private TargetServer target(String size, int blockSize) throws Exception {
-        TargetConfig cfg = new TargetConfig();
-        cfg.listen.add("127.0.0.1:0");
-        cfg.ioThreads = 2;
-        TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
-        s.nqn = MountedTarget.NQN;
-        TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
-        n.path = dir.resolve("ns1.img").toString();
-        n.size = size;
-        n.blockSize = blockSize;
-        s.namespaces.add(n);
-        cfg.subsystems.add(s);
+        TargetConfig cfg = TargetConfig.loopback(MountedTarget.NQN, size, dir.resolve("ns1.img"));
+        cfg.subsystems.get(0).namespaces.get(0).blockSize = blockSize;
         return TargetServer.start(cfg);
     }
 

@@ -48,19 +48,11 @@ public class LoopbackRoundTripBench {
     @Setup(Level.Trial)
     public void setup() throws Exception {
         dir = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir")), "jbof-jmh");
-        TargetConfig cfg = new TargetConfig();
-        cfg.listen.add("127.0.0.1:0");
+        TargetConfig cfg = TargetConfig.loopback("nqn.2024-01.io.jbof:jmh", "256M", dir.resolve("ns1.img"));
         cfg.ioThreads = 1;
-        TargetConfig.SubsystemConfig s = new TargetConfig.SubsystemConfig();
-        s.nqn = "nqn.2024-01.io.jbof:jmh";
-        TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
-        n.path = dir.resolve("ns1.img").toString();
-        n.size = "256M";
-        s.namespaces.add(n);
-        cfg.subsystems.add(s);
         target = TargetServer.start(cfg);
         controller = NvmeController.connect(ConnectOptions.builder().port(target.boundAddresses().get(0).getPort())
-                .subsystemNqn(s.nqn).ioQueues(1).queueDepth(32).build());
+                .subsystemNqn("nqn.2024-01.io.jbof:jmh").ioQueues(1).queueDepth(32).build());
         ns = controller.namespace(1);
         queue = controller.ioQueues().get(0);
         buf = PooledByteBufAllocator.DEFAULT.directBuffer(bs, bs);

@@ -46,6 +46,25 @@ public final class TargetConfig {
         public boolean readOnly;
     }
 
+    /**
+     * One subsystem on 127.0.0.1 (an ephemeral port) exporting {@code files}, each created
+     * sparse with {@code size} when absent: the target that tests, demos and benchmarks start.
+     */
+    public static TargetConfig loopback(String nqn, String size, Path... files) {
+        TargetConfig cfg = new TargetConfig();
+        cfg.listen.add("127.0.0.1:0");
+        SubsystemConfig s = new SubsystemConfig();
+        s.nqn = nqn;
+        for (Path f : files) {
+            NamespaceConfig n = new NamespaceConfig();
+            n.path = f.toString();
+            n.size = size;
+            s.namespaces.add(n);
+        }
+        cfg.subsystems.add(s);
+        return cfg;
+    }
+
     public static TargetConfig read(Path file) throws IOException {
         ObjectMapper m = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         try {

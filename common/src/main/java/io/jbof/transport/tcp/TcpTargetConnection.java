@@ -418,8 +418,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         @Override
         public void sendFile(FileChannel file, long position, int n) {
             if (closed) return;
-            if (dataDigest) {
-                // The digest needs the bytes: read them into a pooled buffer instead of sendfile.
+            if (dataDigest || n < SENDFILE_MIN) {
+                // The digest needs the bytes; and a small read copied behind its header leaves in one writev,
+                // one TCP segment, where header + sendfile are two syscalls and two segments (two wake-ups).
                 ByteBuf data = ctx.alloc().directBuffer(n);
                 try {
                     int got = 0;
@@ -488,6 +489,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             if (receiver == null || closed) recycle(this);
         }
     }
+
+    /** Reads shorter than this are copied into the PDU; longer ones go by sendfile (zero-copy). */
+    static final int SENDFILE_MIN = Integer.getInteger("jbof.sendfileMin", 16384);
 
     static String onOff(boolean on) {
         return on ? "on" : "off";

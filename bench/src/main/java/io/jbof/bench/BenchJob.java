@@ -185,13 +185,20 @@ final class BenchJob implements Request.Callback {
         } else {
             RwMode m = w.rw();
             write = m.reads && m.writes ? rnd.nextInt(100) >= w.rwmixread() : m.writes;
-            if (order != null && write) {
+            unit = -1;
+            if (written != null && !write) {
+                // Verify while running: a read checks a block already written (each is written once,
+                // so it is never in flight); before the first write completes, write instead.
+                unit = anyWritten();
+                if (unit < 0) write = true;
+            }
+            if (unit >= 0) {
+                // chosen above
+            } else if (order != null && write) {
                 unit = order.next();
                 if (unit < 0) return false; // every unit written once: the verify pass follows
             } else if (m.random) {
                 unit = rnd.nextLong(totalUnits);
-            } else {
-                unit = -1;
             }
         }
         int nsIndex;
@@ -224,6 +231,12 @@ final class BenchJob implements Request.Callback {
         inFlight++;
         queue.submit(s);
         return true;
+    }
+
+    /** A random unit whose write completed, or -1 when none has yet. */
+    private long anyWritten() {
+        int u = written.nextSetBit((int) rnd.nextLong(totalUnits));
+        return u >= 0 ? u : written.nextSetBit(0);
     }
 
     @Override

@@ -85,6 +85,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void mixedVerifyRunsCheckReadsOfWrittenBlocksWhileWriting() throws Exception {
+        try (TargetServer t = target()) {
+            JsonNode j = bench(t, 0, "--rw", "randrw", "--rwmixread", "50", "--bs", "4k", "--iodepth", "8", "--size", "8M",
+                    "--verify", "crc32c", "--runtime", "60s", "--group_reporting");
+            JsonNode job = j.get("jobs").get(0);
+            long writes = job.get("write").get("total_ios").asLong();
+            assertEquals(2048, writes, "each block written once");
+            assertEquals(0, job.get("verify").get("errors").asLong(), String.valueOf(job.get("verify")));
+            assertTrue(job.get("read").get("total_ios").asLong() > 0, "reads ran while writing");
+            assertTrue(job.get("verify").get("blocks").asLong() > writes, "reads during the run were checked too, then every block");
+        }
+    }
+
+    @Test
     void fixedRateNeverIssuesAheadOfSchedule() throws Exception {
         try (TargetServer t = target()) {
             JsonNode j = bench(t, 0, "--rw", "randread", "--bs", "4k", "--iodepth", "4", "--rate_iops", "200", "--runtime", "2s");

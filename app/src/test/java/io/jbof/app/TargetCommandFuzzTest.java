@@ -117,13 +117,8 @@ class TargetCommandFuzzTest {
         s.getOutputStream().write(ic.array(), 0, Pdu.IC_LENGTH);
         byte[] resp = new byte[Pdu.IC_LENGTH];
         in.readFully(resp);
-        ByteBuf data = Unpooled.buffer(Connect.DATA_SIZE).writeZero(Connect.DATA_SIZE);
         UUID id = UUID.nameUUIDFromBytes("fuzz".getBytes());
-        data.setLong(Connect.DATA_OFF_HOSTID, id.getMostSignificantBits());
-        data.setLong(Connect.DATA_OFF_HOSTID + 8, id.getLeastSignificantBits());
-        data.setShortLE(Connect.DATA_OFF_CNTLID, cntlid);
-        Connect.writeString(data, Connect.DATA_OFF_SUBNQN, Connect.NQN_FIELD, NQN);
-        Connect.writeString(data, Connect.DATA_OFF_HOSTNQN, Connect.NQN_FIELD, "nqn.2014-08.org.nvmexpress:uuid:" + id);
+        ByteBuf data = Connect.data(id, cntlid, NQN, "nqn.2014-08.org.nvmexpress:uuid:" + id);
         ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
         new NvmeCommand().wrap(sqe, 0).opcode(Opcodes.FABRICS).flags(NvmeCommand.FLAGS_SGL).cid(1).fctype(Opcodes.FCTYPE_CONNECT)
                 .cdw(10, qid << 16).cdw(11, 31).cdw(12, qid == 0 ? 30_000 : 0);

@@ -39,6 +39,17 @@ public final class Connect {
         return offset << 16;
     }
 
+    /** A new 1024-byte Connect data buffer: host identifier, controller ID, subsystem and host NQNs. */
+    public static ByteBuf data(java.util.UUID hostId, int cntlid, String subNqn, String hostNqn) {
+        ByteBuf data = io.netty.buffer.Unpooled.buffer(DATA_SIZE, DATA_SIZE).writeZero(DATA_SIZE);
+        data.setLong(DATA_OFF_HOSTID, hostId.getMostSignificantBits());
+        data.setLong(DATA_OFF_HOSTID + 8, hostId.getLeastSignificantBits());
+        data.setShortLE(DATA_OFF_CNTLID, cntlid);
+        writeString(data, DATA_OFF_SUBNQN, NQN_FIELD, subNqn);
+        writeString(data, DATA_OFF_HOSTNQN, NQN_FIELD, hostNqn);
+        return data;
+    }
+
     public static String readString(ByteBuf data, int at, int fieldLength) {
         int end = at;
         int limit = at + fieldLength;

@@ -230,14 +230,7 @@ public final class NvmeController implements AutoCloseable {
         r.cdw[10] = qid << 16;                   // RECFMT 0, QID
         r.cdw[11] = (depth - 1) & 0xFFFF;        // SQSIZE (0's based), CATTR 0
         r.cdw[12] = kato;
-        ByteBuf data = Unpooled.buffer(Connect.DATA_SIZE, Connect.DATA_SIZE);
-        data.setLong(Connect.DATA_OFF_HOSTID, options.hostId.getMostSignificantBits());
-        data.setLong(Connect.DATA_OFF_HOSTID + 8, options.hostId.getLeastSignificantBits());
-        data.setShortLE(Connect.DATA_OFF_CNTLID, cntlidWanted);
-        Connect.writeString(data, Connect.DATA_OFF_SUBNQN, Connect.NQN_FIELD, options.subsystemNqn);
-        Connect.writeString(data, Connect.DATA_OFF_HOSTNQN, Connect.NQN_FIELD, options.hostNqn);
-        data.writerIndex(Connect.DATA_SIZE);
-        r.data = data;
+        r.data = Connect.data(options.hostId, cntlidWanted, options.subsystemNqn, options.hostNqn);
         r.dataLength = Connect.DATA_SIZE;
         r.toController = true;
         qp.submitPriority(r); // on a reconnecting queue, ahead of the commands it holds

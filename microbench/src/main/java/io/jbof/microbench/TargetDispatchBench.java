@@ -67,13 +67,8 @@ public class TargetDispatchBench {
     }
 
     private static void connect(QueueSession s, FakeRequest r, int qid, int cntlid) {
-        ByteBuf data = Unpooled.buffer(Connect.DATA_SIZE).writeZero(Connect.DATA_SIZE);
         UUID id = UUID.nameUUIDFromBytes("jmh".getBytes());
-        data.setLong(Connect.DATA_OFF_HOSTID, id.getMostSignificantBits());
-        data.setLong(Connect.DATA_OFF_HOSTID + 8, id.getLeastSignificantBits());
-        data.setShortLE(Connect.DATA_OFF_CNTLID, cntlid);
-        Connect.writeString(data, Connect.DATA_OFF_SUBNQN, Connect.NQN_FIELD, NQN);
-        Connect.writeString(data, Connect.DATA_OFF_HOSTNQN, Connect.NQN_FIELD, "nqn.2014-08.org.nvmexpress:uuid:" + id);
+        ByteBuf data = Connect.data(id, cntlid, NQN, "nqn.2014-08.org.nvmexpress:uuid:" + id);
         r.reset(Opcodes.FABRICS, Connect.DATA_SIZE).command.fctype(Opcodes.FCTYPE_CONNECT).cdw(10, qid << 16).cdw(11, 31);
         r.payload = data;
         s.onCommand(r);

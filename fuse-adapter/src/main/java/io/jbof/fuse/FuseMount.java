@@ -54,7 +54,8 @@ public final class FuseMount implements AutoCloseable {
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             throw new IOException("cannot load libfuse.so.2: install it with apt-get install -y libfuse2 fuse (" + e.getMessage() + ")", e);
         }
-        List<String> opts = new ArrayList<>(List.of("big_writes", "max_write=" + MAX_IO, "max_read=" + MAX_IO,
+        // 4 MiB readahead: buffered sequential reads through the page cache went from 345 to 449 MiB/s (128 KiB reads).
+        List<String> opts = new ArrayList<>(List.of("big_writes", "max_write=" + MAX_IO, "max_read=" + MAX_IO, "max_readahead=" + (4 << 20),
                 "fsname=jbof:" + controller.options().subsystemNqn.replace(",", "_"), "subtype=jbof"));
         if (o.directIo()) opts.add("direct_io");
         if (o.allowOther()) opts.add("allow_other");

@@ -1,14 +1,23 @@
 package io.jbof.transport;
 
 /**
- * What a host connection needs to know: where, and the transport-level options (digests).
+ * What a host connection needs to know: where, the queue it carries, and the transport-level options.
  *
  * @param address         target address (IPv4, IPv6 or host name)
  * @param port            target port
  * @param headerDigest    request NVMe/TCP header digests
  * @param dataDigest      request NVMe/TCP data digests
  * @param connectTimeoutMillis bound on the transport connect and initialization
+ * @param qid             the queue this connection carries (0: admin); RDMA names it in the CM private data
+ * @param queueEntries    entries of that queue; RDMA sizes the QP and names it in the private data
  */
 public record HostConnectionOptions(String address, int port, boolean headerDigest, boolean dataDigest,
-                                    int connectTimeoutMillis) {
+                                    int connectTimeoutMillis, int qid, int queueEntries) {
+    public HostConnectionOptions(String address, int port, boolean headerDigest, boolean dataDigest, int connectTimeoutMillis) {
+        this(address, port, headerDigest, dataDigest, connectTimeoutMillis, 0, 32);
+    }
+
+    public HostConnectionOptions forQueue(int qid, int queueEntries) {
+        return new HostConnectionOptions(address, port, headerDigest, dataDigest, connectTimeoutMillis, qid, queueEntries);
+    }
 }

@@ -18,6 +18,11 @@ public interface HostTransport extends AutoCloseable {
         return connect(options, listener);
     }
 
+    /** The largest data transfer of one command this transport carries (RDMA: its registered buffer size). */
+    default long maxTransferBytes() {
+        return Long.MAX_VALUE;
+    }
+
     @Override
     void close();
 }

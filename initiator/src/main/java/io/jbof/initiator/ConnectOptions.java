@@ -150,7 +150,7 @@ public final class ConnectOptions {
             if (queueDepth < 2 || queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536");
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
             if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
-            if (!"tcp".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is not available in this build; use tcp");
+            if (!"tcp".equals(transport) && !"rdma".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is unknown; use tcp or rdma");
             return new ConnectOptions(this);
         }
     }

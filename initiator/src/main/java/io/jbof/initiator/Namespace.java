@@ -24,8 +24,7 @@ public final class Namespace {
         this.controller = controller;
         this.info = info;
         this.blockShift = Integer.numberOfTrailingZeros(info.blockSize());
-        long mdts = controller.info().maxTransferBytes();
-        long max = mdts == 0 ? 1 << 20 : Math.min(mdts, 8 << 20);
+        long max = controller.maxTransferBytes();
         this.maxBlocksPerCommand = (int) Math.min(65536, max >> blockShift);
     }
 

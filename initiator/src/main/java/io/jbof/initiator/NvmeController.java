@@ -11,6 +11,7 @@ import io.jbof.nvme.Status;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
+import io.jbof.transport.rdma.RdmaHostTransport;
 import io.jbof.transport.tcp.TcpHostTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -67,7 +68,7 @@ public final class NvmeController implements AutoCloseable {
     /** Connects the admin queue, enables the controller, identifies it, connects I/O queues, lists namespaces. */
     public static NvmeController connect(ConnectOptions options) throws IOException {
         int threads = Math.max(1, Math.min(options.ioQueues + 1, Runtime.getRuntime().availableProcessors()));
-        TcpHostTransport t = new TcpHostTransport(threads);
+        HostTransport t = "rdma".equals(options.transport) ? new RdmaHostTransport(threads) : new TcpHostTransport(threads);
         try {
             return connect(options, t, true);
         } catch (IOException | RuntimeException e) {
@@ -201,7 +202,7 @@ public final class NvmeController implements AutoCloseable {
             if (n > 0 && negotiateQueues(n) < n) throw new IOException("the target now grants fewer than " + n + " I/O queues");
             HostConnectionOptions o = connectionOptions();
             for (QueuePair q : ioQueues) {
-                HostConnection c = await(transport.connect(o, q, q.executor()), "reconnecting queue " + q.qid() + " to " + where());
+                HostConnection c = await(transport.connect(o.forQueue(q.qid(), q.depth()), q, q.executor()), "reconnecting queue " + q.qid() + " to " + where());
                 c.inCapsuleDataSize(info.inCapsuleDataBytes());
                 q.reattach(c);
                 connectQueue(q, q.qid(), q.depth(), cntlid, 0);
@@ -220,7 +221,7 @@ public final class NvmeController implements AutoCloseable {
     }
 
     private HostConnection open(QueuePair qp) throws IOException {
-        HostConnection conn = await(transport.connect(connectionOptions(), qp), "connecting queue " + qp.qid() + " to " + where());
+        HostConnection conn = await(transport.connect(connectionOptions().forQueue(qp.qid(), qp.depth()), qp), "connecting queue " + qp.qid() + " to " + where());
         qp.attach(conn);
         return conn;
     }
@@ -436,6 +437,12 @@ public final class NvmeController implements AutoCloseable {
     public long cap() { return cap; }
     public int version() { return version; }
     public ControllerInfo info() { return info; }
+
+    /** The largest transfer of one command: the controller's MDTS, or less where the transport carries less (RDMA). */
+    public long maxTransferBytes() {
+        long mdts = info.maxTransferBytes();
+        return Math.min(mdts == 0 ? 1 << 20 : Math.min(mdts, 8 << 20), transport.maxTransferBytes());
+    }
     public List<Namespace> namespaces() { return Collections.unmodifiableList(namespaces); }
     public List<QueuePair> ioQueues() { return Collections.unmodifiableList(ioQueues); }
     public QueuePair adminQueue() { return admin; }

@@ -13,6 +13,8 @@ import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.TargetLimits;
 import io.jbof.target.namespace.FileNamespace;
 import io.jbof.target.subsystem.Subsystem;
+import io.jbof.transport.rdma.RdmaTargetOptions;
+import io.jbof.transport.rdma.RdmaTargetTransport;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.TcpTargetOptions;
 import io.jbof.transport.tcp.TcpTargetTransport;
@@ -47,13 +49,21 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private final List<PortInfo> ports = new ArrayList<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private final TcpTargetTransport tcp;
+    private final RdmaTargetTransport rdma;
     private volatile boolean closed;
 
-    private TargetServer(TargetConfig cfg) {
+    private TargetServer(TargetConfig cfg) throws IOException {
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         this.controllers = new ControllerRegistry(cfg.maxControllers);
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
-        this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests), cfg.ioThreads);
+        if ("rdma".equals(cfg.transport)) {
+            this.tcp = null;
+            this.rdma = new RdmaTargetTransport(new RdmaTargetOptions(cfg.inCapsuleData, cfg.queueDepth, cfg.maxIoQueues,
+                    RdmaTargetOptions.DEFAULT_BUFFER_SIZE, RdmaTargetOptions.DEFAULT_BUFFERS), limits.maxTransferBytes(), cfg.ioThreads);
+        } else {
+            this.rdma = null;
+            this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests), cfg.ioThreads);
+        }
     }
 
     /** Validates the configuration, opens every namespace and starts listening. */
@@ -71,8 +81,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private static void validate(TargetConfig cfg) {
-        if (!"tcp".equals(cfg.transport)) {
-            throw new IllegalArgumentException("transport '" + cfg.transport + "' is not available in this build of the target; use tcp");
+        if (!"tcp".equals(cfg.transport) && !"rdma".equals(cfg.transport)) {
+            throw new IllegalArgumentException("transport '" + cfg.transport + "' is unknown; use tcp or rdma");
         }
         if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
         if (cfg.subsystems.isEmpty()) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
@@ -126,7 +136,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             InetSocketAddress addr = a.resolve();
             InetSocketAddress got;
             try {
-                got = tcp.listen(addr, queue -> new QueueSession(queue, commands));
+                got = rdma != null ? rdma.listen(addr, queue -> new QueueSession(queue, commands))
+                        : tcp.listen(addr, queue -> new QueueSession(queue, commands));
             } catch (Exception e) {
                 if (e instanceof BindException || e.getCause() instanceof BindException || String.valueOf(e.getMessage()).contains("in use")) {
                     throw new IOException("cannot listen on " + l + ": the address is in use (another target running? pick another port with --listen)", e);
@@ -134,7 +145,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
             }
             bound.add(got);
-            ports.add(new PortInfo(portId++, "tcp", got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address));
+            ports.add(new PortInfo(portId++, cfg.transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address));
         }
     }
 
@@ -159,13 +170,15 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        tcp.stopAccepting();
+        if (tcp != null) tcp.stopAccepting();
+        if (rdma != null) rdma.stopAccepting();
         for (Controller c : controllers.all()) {
             for (QueueSession q : c.queues()) {
                 if (q != null) q.queue().executor().execute(() -> q.queue().close("target shutting down"));
             }
         }
-        tcp.close();
+        if (tcp != null) tcp.close();
+        if (rdma != null) rdma.close();
         for (Subsystem s : subsystems.values()) {
             try {
                 s.close();

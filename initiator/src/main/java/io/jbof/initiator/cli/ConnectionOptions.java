@@ -8,7 +8,7 @@ import java.util.UUID;
 
 /** The nvme-cli style connection flags every initiator verb takes. */
 public final class ConnectionOptions {
-    @Option(names = {"-t", "--transport"}, paramLabel = "tcp", description = "Transport type (default tcp).", defaultValue = "tcp")
+    @Option(names = {"-t", "--transport"}, paramLabel = "tcp|rdma", description = "Transport type: tcp (default) or rdma.", defaultValue = "tcp")
     public String transport;
 
     @Option(names = {"-a", "--traddr"}, paramLabel = "ADDR", description = "Target address (default 127.0.0.1).", defaultValue = "127.0.0.1")

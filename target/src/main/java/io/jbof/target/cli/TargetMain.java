@@ -43,7 +43,7 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = "--allow-any-host", description = "Let any host connect (the default only when listening on loopback).")
     boolean allowAnyHost;
 
-    @Option(names = {"-t", "--transport"}, paramLabel = "tcp", description = "Transport (default tcp).")
+    @Option(names = {"-t", "--transport"}, paramLabel = "tcp|rdma", description = "Transport: tcp (default) or rdma (RDMA CM; listen on an RDMA device's address).")
     String transport;
 
     @Option(names = "--max-io-queues", paramLabel = "N", description = "I/O queues per controller (default: cores).")

@@ -82,7 +82,7 @@ final class AdminCommands {
         ByteBuf b = buffer(4096);
         switch (cns) {
             case 0x01:
-                IdentifyData.controller(b, c, target.limits());
+                IdentifyData.controller(b, c, target.limits(), "rdma".equals(req.queue().transportName()));
                 break;
             case 0x00:
                 if (nsid == 0 || nsid == NSID_ALL) {

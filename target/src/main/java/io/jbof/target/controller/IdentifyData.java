@@ -16,7 +16,8 @@ final class IdentifyData {
 
     static final String FIRMWARE = "0.1.0";
 
-    static void controller(ByteBuf b, Controller c, TargetLimits limits) {
+    /** {@code keyedSgls}: the host came over RDMA, where data moves through keyed SGL data blocks (Linux's host requires the bit). */
+    static void controller(ByteBuf b, Controller c, TargetLimits limits, boolean keyedSgls) {
         Subsystem s = c.subsystem();
         b.setZero(0, IdentifyController.SIZE);
         Connect.writeSpacePadded(b, IdentifyController.SN, 20, c.isDiscovery() ? "jbof-discovery" : s.serial());
@@ -46,7 +47,8 @@ final class IdentifyData {
             // Volatile write cache present (Flush is meaningful); Flush with NSID FFFFFFFFh supported.
             b.setByte(IdentifyController.VWC, 0x7);
         }
-        b.setIntLE(IdentifyController.SGLS, IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET);
+        b.setIntLE(IdentifyController.SGLS, IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET
+                | (keyedSgls ? IdentifyController.SGLS_KEYED : 0));
         Connect.writeString(b, IdentifyController.SUBNQN, 256, c.isDiscovery() ? Nqn.DISCOVERY : s.nqn());
         b.setIntLE(IdentifyController.IOCCSZ, (64 + limits.inCapsuleData()) / 16);
         b.setIntLE(IdentifyController.IORCSZ, 1);

@@ -1,0 +1,78 @@
+package io.jbof.transport.rdma;
+
+import java.io.IOException;
+
+/**
+ * jbof's own native methods, in the same libdisni.so as DiSNI's (rdma-native/): what DiSNI's API does
+ * not offer. CM private data on accept and reject and the private data and status an event carried
+ * (the NVMe-oF RDMA binding puts queue sizes and reject statuses there), one wait on a completion
+ * channel and a wake-up eventfd together (so an idle event loop sleeps and still runs tasks at once),
+ * and the device list for error messages.
+ */
+public final class RdmaNative {
+    private RdmaNative() {}
+
+    private static final String PROBLEM = load();
+
+    private static String load() {
+        try {
+            System.loadLibrary("disni");
+            if (abiVersion() != 1) return "libdisni.so has jbof's native methods in another version; rebuild rdma-native";
+            return null;
+        } catch (UnsatisfiedLinkError e) {
+            return "cannot load jbof's libdisni.so (" + e.getMessage() + "); java.library.path="
+                    + System.getProperty("java.library.path")
+                    + ". Build it with `mvn -pl rdma-native compile` (needs gcc, libibverbs-dev, librdmacm-dev) and start"
+                    + " through scripts/jbof, or pass -Djava.library.path=DIR with DIR holding libdisni.so";
+        }
+    }
+
+    /** Null when the library is there; otherwise what is wrong and what to do. */
+    public static String problem() {
+        return PROBLEM;
+    }
+
+    /** JVM option DiSNI needs: it reads direct buffer addresses through sun.nio.ch.DirectBuffer. */
+    public static final String ADD_EXPORTS = "--add-exports java.base/sun.nio.ch=ALL-UNNAMED";
+
+    /** Throws with a message naming the devices searched and what to install when RDMA cannot run here. */
+    public static void check() throws IOException {
+        if (PROBLEM != null) throw new IOException(PROBLEM);
+        try {
+            com.ibm.disni.util.MemoryUtils.getAddress(java.nio.ByteBuffer.allocateDirect(8));
+        } catch (IllegalAccessError e) {
+            throw new IOException("DiSNI cannot read direct buffer addresses: start the JVM with " + ADD_EXPORTS
+                    + " (scripts/jbof does)");
+        }
+        String[] devices = deviceNames();
+        if (devices == null || devices.length == 0) {
+            throw new IOException("no RDMA device: ibv_get_device_list() found none (searched /sys/class/infiniband)."
+                    + " For Soft-RoCE: apt-get install -y rdma-core ibverbs-providers; modprobe rdma_rxe ib_uverbs rdma_ucm;"
+                    + " rdma link add rxe0 type rxe netdev IFACE");
+        }
+    }
+
+    static native int abiVersion();
+
+    /** Names of the RDMA devices libibverbs sees (rxe0, mlx5_0, ...). */
+    public static native String[] deviceNames();
+
+    /** The private data the id's last connect request, accept or reject carried, or null. */
+    static native byte[] privateData(long cmId);
+
+    /** The status of the id's last CM event (for a reject: the reason code). */
+    static native int eventStatus(long cmId);
+
+    static native void accept(long cmId, int retry, int rnrRetry, byte[] privateData) throws IOException;
+
+    static native void reject(long cmId, byte[] privateData) throws IOException;
+
+    static native int eventFd() throws IOException;
+
+    static native void signal(int fd);
+
+    static native void closeFd(int fd);
+
+    /** 1: completion events (taken and acknowledged), 2: woken, 3: both, 0: timeout, negative: -errno. */
+    static native int await(long compChannel, int eventFd, int timeoutMillis);
+}

@@ -1,0 +1,53 @@
+package io.jbof.transport.rdma;
+
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvPd;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * A direct region registered once with a protection domain (one memory region, one lkey/rkey).
+ * Registration pins and maps the pages, which is far too slow for the I/O path: it happens when a
+ * queue or pool is set up, and the region lives until the queue or pool is closed.
+ */
+final class RegisteredMemory implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RegisteredMemory.class);
+    static final int LOCAL_WRITE = 1, REMOTE_WRITE = 2, REMOTE_READ = 4;
+
+    final ByteBuffer region;
+    final ByteBuf buf;
+    final long address;
+    final int lkey;
+    final int rkey;
+    private final IbvMr mr;
+
+    RegisteredMemory(IbvPd pd, ByteBuffer region, int access) throws IOException {
+        this.region = region;
+        this.buf = Unpooled.wrappedBuffer(region).clear();
+        this.address = PlatformDependent.directBufferAddress(region);
+        com.ibm.disni.verbs.SVCRegMr reg = pd.regMr(region, access).execute();
+        this.mr = reg.getMr();
+        reg.free();
+        this.lkey = mr.getLkey();
+        this.rkey = mr.getRkey();
+    }
+
+    RegisteredMemory(IbvPd pd, int size, int access) throws IOException {
+        this(pd, ByteBuffer.allocateDirect(size), access);
+    }
+
+    @Override
+    public void close() {
+        try {
+            mr.deregMr().execute().free();
+        } catch (IOException | RuntimeException e) {
+            log.debug("deregistering a memory region: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,47 @@
+# jbof initiator -> jbof target over RDMA (Soft-RoCE rxe0) inside the guest.
+. /jbof/scripts/vm/guest/lib.sh
+. /jbof/scripts/vm/guest/rdma.sh
+rxe_setup || exit 1
+NQN=nqn.2024-01.io.jbof:rdma-loop
+HOSTNQN=nqn.2024-01.io.jbof:rdma-host
+if start_jbof_target target --listen $RDMA_ADDR:4420 --nqn $NQN --allow-host $HOSTNQN \
+    --namespace /tmp/ns1.img:128M --namespace /tmp/ns2.img:32M,bs=512; then
+  pass "jbof target listening over RDMA on $RDMA_ADDR:4420"
+else
+  fail "jbof target starts over RDMA (see above)"; exit 1
+fi
+C="-t rdma -a $RDMA_ADDR -s 4420 -n $NQN --hostnqn $HOSTNQN"
+check "jbof id-ctrl over RDMA: mn jbof, keyed SGLs" sh -c "jbof() { $JBOF_JAVA io.jbof.app.JbofMain \"\$@\"; }; jbof id-ctrl $C | tee /dev/stderr | grep -Eq '^mn +: jbof'"
+check "jbof list over RDMA shows 2 namespaces" sh -c "$JBOF_JAVA io.jbof.app.JbofMain list $C | tee /dev/stderr | grep -c '^ns[12] ' | grep -qx 2"
+t0=$(date +%s)
+check "jbof verify over RDMA (random sizes to 1 MiB, 2 queues, ns1 64 MiB, every byte compared)" \
+  $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 1 --size 64M --destroy-data
+echo "verify ns1 took $(( $(date +%s) - t0 )) s"
+check "jbof verify over RDMA (4 queues, depth 32, ns2 512-byte blocks)" \
+  $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 4 -N 2 --size 16M --iodepth 32 --rounds 2 --destroy-data
+head -c 300001 /dev/urandom > /tmp/pattern
+check "jbof write/read at an unaligned offset over RDMA" sh -c "$JBOF_JAVA io.jbof.app.JbofMain write $C --offset 12345 --input /tmp/pattern && \
+  $JBOF_JAVA io.jbof.app.JbofMain read $C --offset 12345 --length 300001 --output /tmp/back && cmp /tmp/pattern /tmp/back"
+check "the target refuses a host it does not allow (Connect status 0x184)" sh -c "! $JBOF_JAVA io.jbof.app.JbofMain id-ctrl -t rdma -a $RDMA_ADDR -s 4420 -n $NQN --hostnqn nqn.2024-01.io.jbof:stranger 2>&1 | tee /dev/stderr | grep -q '^mn' && \
+  grep -q 'stranger' /tmp/target.log"
+# A queue pair torn down mid-I/O: kill -9 an initiator in the middle of a run; the target keeps serving the next one.
+$JBOF_JAVA io.jbof.app.JbofMain bench $C --rw randrw --bs 4k --iodepth 16 --numjobs 2 --runtime 60 -N 1 > /tmp/killed-bench.log 2>&1 &
+victim=$!
+sleep 8
+kill -9 $victim; wait $victim 2>/dev/null
+check "after an initiator died mid-I/O (kill -9), the target serves a new one: verify passes" \
+  $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 1 --size 16M --destroy-data
+# Figures under software emulation (qemu tcg, Soft-RoCE): correctness, not speed.
+bench() {
+  local name="$1"; shift
+  $JBOF_JAVA io.jbof.app.JbofMain bench $C "$@" > /tmp/bench.out 2>&1
+  local rc=$?
+  cat /tmp/bench.out; grep -E 'IOPS=|lat \(' /tmp/bench.out >> /results/figures.txt
+  if [ $rc -eq 0 ] && grep -q 'IOPS=' /tmp/bench.out; then pass "$name"; else fail "$name (exit $rc)"; fi
+}
+bench "jbof bench over RDMA: 4k randread QD16" --rw randread --bs 4k --iodepth 16 --runtime 10 -N 1
+bench "jbof bench over RDMA: 128k sequential read QD8" --rw read --bs 128k --iodepth 8 --runtime 10 -N 1
+bench "jbof bench over RDMA: 4k randwrite QD16, verify crc32c" --rw randwrite --bs 4k --iodepth 16 --runtime 10 -N 1 --verify crc32c
+kill -TERM $JBOF_TARGET_PID
+if wait $JBOF_TARGET_PID; then pass "jbof target exits 0 on SIGTERM"; else fail "jbof target exit code on SIGTERM"; fi
+echo "---- target log"; cat /tmp/target.log

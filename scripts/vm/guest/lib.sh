@@ -22,11 +22,12 @@ wait_for() {
 }
 
 # The kernel host's view of a connected jbof target, scenario-independent.
+# TRANSPORT (tcp or rdma) picks the kernel host driver.
 linux_host_checks() {
-  local flags="$1"
-  modprobe nvme-tcp
-  check "nvme discover lists $NQN" sh -c "nvme discover -t tcp -a $TARGET_ADDR -s $TARGET_PORT $flags | tee /dev/stderr | grep -q 'subnqn: *$NQN'"
-  check "nvme connect -t tcp $flags" nvme connect -t tcp -a "$TARGET_ADDR" -s "$TARGET_PORT" -n "$NQN" $flags || return 1
+  local flags="$1" t="${TRANSPORT:-tcp}"
+  modprobe "nvme-$t"
+  check "nvme discover -t $t lists $NQN" sh -c "nvme discover -t $t -a $TARGET_ADDR -s $TARGET_PORT $flags | tee /dev/stderr | grep -q 'subnqn: *$NQN'"
+  check "nvme connect -t $t $flags" nvme connect -t "$t" -a "$TARGET_ADDR" -s "$TARGET_PORT" -n "$NQN" $flags || return 1
   if ! wait_for 30 test -b /dev/nvme0n2; then fail "namespaces appear as /dev/nvme0n1 and /dev/nvme0n2"; return 1; fi
   pass "namespaces appear as /dev/nvme0n1 and /dev/nvme0n2"
   check "nvme list shows the jbof model" sh -c "nvme list | tee /dev/stderr | grep -q 'jbof'"

@@ -24,11 +24,18 @@ check "jbof write/read at an unaligned offset over RDMA" sh -c "$JBOF_JAVA io.jb
   $JBOF_JAVA io.jbof.app.JbofMain read $C --offset 12345 --length 300001 --output /tmp/back && cmp /tmp/pattern /tmp/back"
 check "the target refuses a host it does not allow (Connect status 0x184)" sh -c "! $JBOF_JAVA io.jbof.app.JbofMain id-ctrl -t rdma -a $RDMA_ADDR -s 4420 -n $NQN --hostnqn nqn.2024-01.io.jbof:stranger 2>&1 | tee /dev/stderr | grep -q '^mn' && \
   grep -q 'stranger' /tmp/target.log"
-# A queue pair torn down mid-I/O: kill -9 an initiator in the middle of a run; the target keeps serving the next one.
+# Queue pairs torn down mid-I/O: kill -9 one initiator in the middle of its run while another verifies
+# its data on the same target; only the dead one's commands end, and the target serves a new one after.
+$JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 2 --size 16M --iodepth 16 --rounds 3 --destroy-data > /tmp/survivor.log 2>&1 &
+survivor=$!
 $JBOF_JAVA io.jbof.app.JbofMain bench $C --rw randrw --bs 4k --iodepth 16 --numjobs 2 --runtime 60 -N 1 > /tmp/killed-bench.log 2>&1 &
 victim=$!
-sleep 8
+# Its admin and two I/O queue pairs are up (the kernel's resource list), so its I/O is under way.
+wait_for 60 sh -c "[ \$(rdma res show qp | grep -c 'pid $victim ') -ge 3 ]" || echo "the victim's queue pairs did not all come up"
+rdma res show qp
 kill -9 $victim; wait $victim 2>/dev/null
+if wait $survivor; then pass "an initiator verifying on the same target while another was killed mid-I/O (kill -9): all its bytes match"; else fail "the surviving initiator's verify (see survivor.log)"; fi
+cat /tmp/survivor.log
 check "after an initiator died mid-I/O (kill -9), the target serves a new one: verify passes" \
   $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 1 --size 16M --destroy-data
 # Figures under software emulation (qemu tcg, Soft-RoCE): correctness, not speed.

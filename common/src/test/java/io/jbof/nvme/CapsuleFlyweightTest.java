@@ -25,6 +25,22 @@ class CapsuleFlyweightTest {
     }
 
     @Test
+    void keyedSglDataBlockCarriesAddressThreeByteLengthKeyAndInvalidateSubtype() {
+        ByteBuf b = Unpooled.buffer(64).writeZero(64);
+        Sgl.writeKeyed(b, 0, 0x7f12_3456_7000L, 0xABCDEF, 0x89ABCDEF, Sgl.SUBTYPE_INVALIDATE_KEY);
+        NvmeCommand c = new NvmeCommand().wrap(b, 0);
+        assertEquals(0x7f12_3456_7000L, c.sglAddress());
+        assertEquals(0xABCDEF, c.sglKeyedLength());
+        assertEquals(0x89ABCDEF, c.sglKey());
+        assertEquals(Sgl.TYPE_KEYED_DATA_BLOCK, c.sglType());
+        assertEquals(Sgl.SUBTYPE_INVALIDATE_KEY, c.sglSubtype());
+        // Spec layout: length bytes 8..10, key bytes 11..14, identifier byte 15 (0x4F).
+        assertEquals(0xEF, b.getUnsignedByte(24 + 8));
+        assertEquals(0xEF, b.getUnsignedByte(24 + 11));
+        assertEquals(0x4F, b.getUnsignedByte(24 + 15));
+    }
+
+    @Test
     void sglDataBlockDescriptorIsAddressLengthIdentifier() {
         ByteBuf b = Unpooled.buffer(64).writeZero(64);
         Sgl.write(b, 0, 0, 8192, Sgl.ID_IN_CAPSULE);

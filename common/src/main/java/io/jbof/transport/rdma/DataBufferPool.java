@@ -24,8 +24,17 @@ final class DataBufferPool implements AutoCloseable {
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
 
     DataBufferPool(IbvPd pd, int buffers, int bufferSize) throws IOException {
-        this.pool = new PageBufferPool(buffers, bufferSize);
-        this.memory = new RegisteredMemory(pd, pool.region(), RegisteredMemory.LOCAL_WRITE);
+        this(new PageBufferPool(buffers, bufferSize), pd);
+    }
+
+    private DataBufferPool(PageBufferPool pool, IbvPd pd) throws IOException {
+        this(pool, pd == null ? null : new RegisteredMemory(pd, pool.region(), RegisteredMemory.LOCAL_WRITE));
+    }
+
+    /** {@code memory} null: no device (the waiting logic alone, for tests). */
+    DataBufferPool(PageBufferPool pool, RegisteredMemory memory) {
+        this.pool = pool;
+        this.memory = memory;
     }
 
     int bufferSize() {
@@ -66,6 +75,6 @@ final class DataBufferPool implements AutoCloseable {
 
     @Override
     public void close() {
-        memory.close();
+        if (memory != null) memory.close();
     }
 }

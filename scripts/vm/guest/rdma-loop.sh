@@ -33,7 +33,9 @@ victim=$!
 # Its admin and two I/O queue pairs are up (the kernel's resource list), so its I/O is under way.
 wait_for 60 sh -c "[ \$(rdma res show qp | grep -c 'pid $victim ') -ge 3 ]" || echo "the victim's queue pairs did not all come up"
 rdma res show qp
-kill -9 $victim; wait $victim 2>/dev/null
+if kill -9 $victim; then pass "the victim initiator was mid-run when killed"; else fail "the victim initiator ended before it was killed (see its log below)"; fi
+wait $victim 2>/dev/null
+echo "---- victim log"; cat /tmp/killed-bench.log
 if wait $survivor; then pass "an initiator verifying on the same target while another was killed mid-I/O (kill -9): all its bytes match"; else fail "the surviving initiator's verify (see survivor.log)"; fi
 cat /tmp/survivor.log
 check "after an initiator died mid-I/O (kill -9), the target serves a new one: verify passes" \
@@ -49,6 +51,20 @@ bench() {
 bench "jbof bench over RDMA: 4k randread QD16" --rw randread --bs 4k --iodepth 16 --runtime 10 -N 1
 bench "jbof bench over RDMA: 128k sequential read QD8" --rw read --bs 128k --iodepth 8 --runtime 10 -N 1
 bench "jbof bench over RDMA: 4k randwrite QD16, verify crc32c" --rw randwrite --bs 4k --iodepth 16 --runtime 10 -N 1 --verify crc32c
+# A user's own libdisni (DiSNI's library keeps no CM private data): the target sizes queues at its
+# maximum instead of the host's request, and hosts still connect; the initiator runs on it as well.
+PLAIN="$(echo "$JBOF_JAVA" | sed 's#-Djava.library.path=[^ ]*#-Djava.library.path=/jbof/rdma-native/build/native/plain:/jbof/rdma-native/build/native#')"
+$PLAIN io.jbof.target.cli.TargetMain -t rdma --listen $RDMA_ADDR:4421 --nqn $NQN --allow-host $HOSTNQN --namespace /tmp/ns3.img:32M > /tmp/plain-target.log 2>&1 &
+plain_pid=$!
+if wait_for 120 grep -q 'listening on rdma://' /tmp/plain-target.log; then
+  P="-t rdma -a $RDMA_ADDR -s 4421 -n $NQN --hostnqn $HOSTNQN"
+  check "with a libdisni that keeps no CM private data (like DiSNI's own), target and initiator still work: verify" \
+    $PLAIN io.jbof.app.JbofMain verify $P -i 2 -N 1 --size 16M --destroy-data
+else
+  fail "a target on a libdisni without jbof's CM event record starts"
+fi
+kill -TERM $plain_pid; wait $plain_pid
+cat /tmp/plain-target.log
 kill -TERM $JBOF_TARGET_PID
 if wait $JBOF_TARGET_PID; then pass "jbof target exits 0 on SIGTERM"; else fail "jbof target exit code on SIGTERM"; fi
 echo "---- target log"; cat /tmp/target.log

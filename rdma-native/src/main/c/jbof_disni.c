@@ -1,8 +1,8 @@
 /*
- * jbof's native half of DiSNI 2.1: the JNI methods com.ibm.disni.verbs.impl.NativeDispatcher declares,
- * over libibverbs and librdmacm, plus a few of jbof's own (io.jbof.transport.rdma.RdmaNative) that
- * DiSNI's API lacks: CM private data on accept and reject, the private data and status a CM event
- * carried, and one wait on a completion channel and a wake-up eventfd together.
+ * jbof's native half of DiSNI 2.1 (libdisni.so): the JNI methods com.ibm.disni.verbs.impl.NativeDispatcher
+ * declares, over libibverbs and librdmacm. One addition over DiSNI's own library: _getCmEvent keeps the
+ * private data and status of connection events on the id (jbof_cm_extra.h), where libjbofrdma.so
+ * (jbof_rdma.c) reads them; DiSNI's API acknowledges events before Java could see their private data.
  *
  * Handles given to Java are the native pointers themselves, as DiSNI's own library does.
  *
@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include "jbof_cm_extra.h"
 
 #define DISNI_JNI_VERSION 32
 /* DiSNI 2.1's Java layout of a send work request (NatIbvSendWR). */
@@ -40,19 +41,8 @@
 #define J_REMOTE_ADDR 40
 #define J_RKEY 48
 #define MAX_CHAINED_SENDS 64
-#define MAX_PRIVATE_DATA 256
 
 #define DISNI(name) Java_com_ibm_disni_verbs_impl_NativeDispatcher__1##name
-#define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
-
-/* What jbof keeps per CM id (in rdma_cm_id.context): the last event's private data and status. */
-struct cm_extra {
-    int status;
-    int length;
-    uint8_t initiator_depth;
-    uint8_t responder_resources;
-    uint8_t data[MAX_PRIVATE_DATA];
-};
 
 static void throw_io(JNIEnv *env, const char *what, int err) {
     char msg[256];
@@ -70,7 +60,7 @@ static void set_nonblocking(int fd) {
 }
 
 static void free_extra(struct rdma_cm_id *id) {
-    if (id && id->context) {
+    if (id && id->context && ((struct cm_extra *)id->context)->magic == CM_EXTRA_MAGIC) {
         free(id->context);
         id->context = NULL;
     }
@@ -152,8 +142,8 @@ JNIEXPORT void JNICALL DISNI(resolveRoute)(JNIEnv *env, jobject o, jlong id, jin
         throw_io(env, "rdma_resolve_route", errno);
 }
 
-/* Keeps what the event carried on the id, for RdmaNative.privateData/eventStatus, before the ack frees it. */
-static void keep_event_data(struct rdma_cm_event *ev) {
+/* Keeps what the event carried (not in the JBOF_PLAIN_DISNI build, which stands in for DiSNI's own library in tests) on the id, for RdmaNative.privateData/eventStatus, before the ack frees it. */
+static __attribute__((unused)) void keep_event_data(struct rdma_cm_event *ev) {
     struct rdma_cm_id *id = ev->id;
     const void *data = NULL;
     int len = 0;
@@ -167,8 +157,10 @@ static void keep_event_data(struct rdma_cm_event *ev) {
     if (!id->context) {
         id->context = calloc(1, sizeof(struct cm_extra));
         if (!id->context) return;
+        ((struct cm_extra *)id->context)->magic = CM_EXTRA_MAGIC;
     }
     struct cm_extra *x = id->context;
+    if (x->magic != CM_EXTRA_MAGIC) return; /* not ours */
     x->status = ev->status;
     if (len > MAX_PRIVATE_DATA) len = MAX_PRIVATE_DATA;
     x->length = data ? len : 0;
@@ -194,7 +186,9 @@ JNIEXPORT jint JNICALL DISNI(getCmEvent)(JNIEnv *env, jobject o, jlong channel, 
     /* A new connection's id inherits its listener's context: never share jbof's record with it. */
     if (event == RDMA_CM_EVENT_CONNECT_REQUEST && ev->listen_id && ev->id->context == ev->listen_id->context)
         ev->id->context = NULL;
+#ifndef JBOF_PLAIN_DISNI
     keep_event_data(ev);
+#endif
     *(int64_t *)(intptr_t)listen_out = ev->listen_id ? (int64_t)(intptr_t)ev->listen_id : -1;
     *(int64_t *)(intptr_t)id_out = ev->id ? (int64_t)(intptr_t)ev->id : -1;
     rdma_ack_cm_event(ev);
@@ -209,7 +203,7 @@ static void fill_conn_param(struct rdma_cm_id *cm, struct rdma_conn_param *p, in
     p->initiator_depth = attr.max_qp_init_rd_atom;
     p->responder_resources = attr.max_qp_rd_atom;
     /* On accept, never more than the peer offered (the connect request's values). */
-    if (cm->context) {
+    if (cm->context && ((struct cm_extra *)cm->context)->magic == CM_EXTRA_MAGIC) {
         struct cm_extra *x = cm->context;
         if (x->initiator_depth && p->responder_resources > x->initiator_depth) p->responder_resources = x->initiator_depth;
         if (x->responder_resources && p->initiator_depth > x->responder_resources) p->initiator_depth = x->responder_resources;
@@ -467,110 +461,3 @@ JNIEXPORT jint JNICALL DISNI(getRemoteAddressOffset)(JNIEnv *env, jobject o) { r
 JNIEXPORT jint JNICALL DISNI(getRKeyOffset)(JNIEnv *env, jobject o) { return J_RKEY; }
 JNIEXPORT jint JNICALL DISNI(getVersion)(JNIEnv *env, jobject o) { return DISNI_JNI_VERSION; }
 
-/* ---------------------------------------------------------------- jbof's additions */
-
-JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 1; }
-
-JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
-    int n = 0;
-    struct ibv_device **list = ibv_get_device_list(&n);
-    jclass str = (*env)->FindClass(env, "java/lang/String");
-    jobjectArray out;
-    if (!list) n = 0;
-    out = (*env)->NewObjectArray(env, n, str, NULL);
-    for (int i = 0; out && i < n; i++)
-        (*env)->SetObjectArrayElement(env, out, i, (*env)->NewStringUTF(env, ibv_get_device_name(list[i])));
-    if (list) ibv_free_device_list(list);
-    return out;
-}
-
-JNIEXPORT jbyteArray JNICALL JBOF(privateData)(JNIEnv *env, jclass c, jlong id) {
-    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
-    struct cm_extra *x;
-    jbyteArray out;
-    if (!cm || !cm->context) return NULL;
-    x = cm->context;
-    out = (*env)->NewByteArray(env, x->length);
-    if (out) (*env)->SetByteArrayRegion(env, out, 0, x->length, (const jbyte *)x->data);
-    return out;
-}
-
-JNIEXPORT jint JNICALL JBOF(eventStatus)(JNIEnv *env, jclass c, jlong id) {
-    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
-    return cm && cm->context ? ((struct cm_extra *)cm->context)->status : 0;
-}
-
-static int copy_private(JNIEnv *env, jbyteArray data, uint8_t *buf) {
-    int len = data ? (*env)->GetArrayLength(env, data) : 0;
-    if (len > MAX_PRIVATE_DATA) len = MAX_PRIVATE_DATA;
-    if (len) (*env)->GetByteArrayRegion(env, data, 0, len, (jbyte *)buf);
-    return len;
-}
-
-JNIEXPORT void JNICALL JBOF(accept)(JNIEnv *env, jclass c, jlong id, jint retry, jint rnr_retry, jbyteArray data) {
-    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
-    struct rdma_conn_param p;
-    uint8_t buf[MAX_PRIVATE_DATA];
-    if (!cm) { throw_io(env, "accept: no id", 0); return; }
-    fill_conn_param(cm, &p, retry, rnr_retry);
-    p.private_data_len = (uint8_t)copy_private(env, data, buf);
-    p.private_data = buf;
-    if (rdma_accept(cm, &p)) throw_io(env, "rdma_accept", errno);
-}
-
-JNIEXPORT void JNICALL JBOF(reject)(JNIEnv *env, jclass c, jlong id, jbyteArray data) {
-    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
-    uint8_t buf[MAX_PRIVATE_DATA];
-    int len;
-    if (!cm) { throw_io(env, "reject: no id", 0); return; }
-    len = copy_private(env, data, buf);
-    if (rdma_reject(cm, buf, (uint8_t)len)) throw_io(env, "rdma_reject", errno);
-}
-
-JNIEXPORT jint JNICALL JBOF(eventFd)(JNIEnv *env, jclass c) {
-    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (fd < 0) throw_io(env, "eventfd", errno);
-    return fd;
-}
-
-JNIEXPORT void JNICALL JBOF(signal)(JNIEnv *env, jclass c, jint fd) {
-    uint64_t one = 1;
-    ssize_t r = write(fd, &one, sizeof one);
-    (void)r; /* a full counter still wakes the waiter */
-}
-
-JNIEXPORT void JNICALL JBOF(closeFd)(JNIEnv *env, jclass c, jint fd) {
-    close(fd);
-}
-
-/*
- * Waits until the completion channel has an event or the eventfd is signalled, at most timeout ms
- * (-1: no bound). Takes and acknowledges every pending completion event and drains the eventfd.
- * Returns 1 when a completion event came, 2 for a wake-up, 3 for both, 0 on timeout, -errno on error.
- */
-JNIEXPORT jint JNICALL JBOF(await)(JNIEnv *env, jclass c, jlong channel, jint efd, jint timeout) {
-    struct ibv_comp_channel *ch = (struct ibv_comp_channel *)(intptr_t)channel;
-    struct pollfd p[2];
-    int n = 0, got = 0, r;
-    if (ch) { p[n].fd = ch->fd; p[n].events = POLLIN; p[n].revents = 0; n++; }
-    if (efd >= 0) { p[n].fd = efd; p[n].events = POLLIN; p[n].revents = 0; n++; }
-    r = poll(p, n, timeout);
-    if (r < 0) return errno == EINTR ? 0 : -errno;
-    if (r == 0) return 0;
-    for (int i = 0; i < n; i++) {
-        if (!p[i].revents) continue;
-        if (ch && p[i].fd == ch->fd) {
-            struct ibv_cq *cq;
-            void *ctx;
-            while (ibv_get_cq_event(ch, &cq, &ctx) == 0) {
-                ibv_ack_cq_events(cq, 1);
-                got |= 1;
-            }
-        } else {
-            uint64_t v;
-            while (read(efd, &v, sizeof v) > 0) {}
-            got |= 2;
-        }
-    }
-    return got;
-}

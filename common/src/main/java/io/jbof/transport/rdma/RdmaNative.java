@@ -3,8 +3,8 @@ package io.jbof.transport.rdma;
 import java.io.IOException;
 
 /**
- * jbof's own native methods, in the same libdisni.so as DiSNI's (rdma-native/): what DiSNI's API does
- * not offer. CM private data on accept and reject and the private data and status an event carried
+ * jbof's own native methods, in libjbofrdma.so beside DiSNI's libdisni.so (both built by rdma-native/):
+ * what DiSNI's API does not offer. CM private data on accept and reject and the private data and status an event carried
  * (the NVMe-oF RDMA binding puts queue sizes and reject statuses there), one wait on a completion
  * channel and a wake-up eventfd together (so an idle event loop sleeps and still runs tasks at once),
  * and the device list for error messages.
@@ -16,14 +16,15 @@ public final class RdmaNative {
 
     private static String load() {
         try {
+            System.loadLibrary("jbofrdma");
+            if (abiVersion() != 1) return "libjbofrdma.so is of another version; rebuild rdma-native";
             System.loadLibrary("disni");
-            if (abiVersion() != 1) return "libdisni.so has jbof's native methods in another version; rebuild rdma-native";
             return null;
         } catch (UnsatisfiedLinkError e) {
-            return "cannot load jbof's libdisni.so (" + e.getMessage() + "); java.library.path="
+            return "cannot load the RDMA native libraries (" + e.getMessage() + "); java.library.path="
                     + System.getProperty("java.library.path")
-                    + ". Build it with `mvn -pl rdma-native compile` (needs gcc, libibverbs-dev, librdmacm-dev) and start"
-                    + " through scripts/jbof, or pass -Djava.library.path=DIR with DIR holding libdisni.so";
+                    + ". Build rdma-native's libdisni.so and libjbofrdma.so with `mvn -pl rdma-native compile` (needs gcc,"
+                    + " libibverbs-dev, librdmacm-dev) and start through scripts/jbof, or pass -Djava.library.path=DIR";
         }
     }
 
@@ -57,7 +58,10 @@ public final class RdmaNative {
     /** Names of the RDMA devices libibverbs sees (rxe0, mlx5_0, ...). */
     public static native String[] deviceNames();
 
-    /** The private data the id's last connect request, accept or reject carried, or null. */
+    /**
+     * The private data the id's last connect request, accept or reject carried, or null: jbof's
+     * libdisni.so keeps it; another libdisni acknowledges events without keeping it.
+     */
     static native byte[] privateData(long cmId);
 
     /** The status of the id's last CM event (for a reject: the reason code). */

@@ -122,12 +122,19 @@ public final class RdmaTargetTransport implements AutoCloseable {
             reject(conn, objId, RdmaPrivateData.STS_NO_RESOURCES, remote, "the target is shutting down");
             return;
         }
+        byte[] data = RdmaNative.privateData(objId);
         RdmaPrivateData.Request req;
-        try {
-            req = RdmaPrivateData.decodeRequest(RdmaNative.privateData(objId), options.maxIoQueues(), options.maxQueueEntries());
-        } catch (RdmaPrivateData.Rejected r) {
-            reject(conn, objId, r.status, remote, r.getMessage());
-            return;
+        if (data == null) {
+            // A libdisni without jbof's event record: size the queue for the largest the host may ask for.
+            log.debug("no CM private data from {} (libdisni keeps none); queue sized at {} entries", remote, options.maxQueueEntries());
+            req = new RdmaPrivateData.Request(-1, options.maxQueueEntries() + 1, options.maxQueueEntries() - 1);
+        } else {
+            try {
+                req = RdmaPrivateData.decodeRequest(data, options.maxIoQueues(), options.maxQueueEntries());
+            } catch (RdmaPrivateData.Rejected r) {
+                reject(conn, objId, r.status, remote, r.getMessage());
+                return;
+            }
         }
         RdmaEventLoop loop = loops.next();
         int entries = req.queueEntries();

@@ -1,0 +1,157 @@
+/*
+ * libjbofrdma.so: jbof's native methods (io.jbof.transport.rdma.RdmaNative) for what DiSNI's API lacks:
+ * CM private data on accept and reject, the private data and status a CM event carried (kept by jbof's
+ * libdisni.so; with another libdisni there is none), one wait on a completion channel and a wake-up
+ * eventfd together, and the device list for error messages. Works beside any libdisni.so.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jni.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include "jbof_cm_extra.h"
+
+#define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
+
+static void throw_io(JNIEnv *env, const char *what, int err) {
+    char msg[256];
+    if (err)
+        snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+    else
+        snprintf(msg, sizeof msg, "%s", what);
+    jclass cls = (*env)->FindClass(env, "java/io/IOException");
+    if (cls) (*env)->ThrowNew(env, cls, msg);
+}
+
+static struct cm_extra *extra(struct rdma_cm_id *cm) {
+    struct cm_extra *x = cm ? cm->context : NULL;
+    return x && x->magic == CM_EXTRA_MAGIC ? x : NULL;
+}
+
+/* Connection parameters for accept: the device's limits, never more than the connect request offered. */
+static void fill_conn_param(struct rdma_cm_id *cm, struct rdma_conn_param *p, int retry, int rnr_retry) {
+    struct ibv_device_attr attr;
+    struct cm_extra *x = extra(cm);
+    memset(p, 0, sizeof *p);
+    memset(&attr, 0, sizeof attr);
+    if (cm->verbs) ibv_query_device(cm->verbs, &attr);
+    p->initiator_depth = attr.max_qp_init_rd_atom;
+    p->responder_resources = attr.max_qp_rd_atom;
+    if (x) {
+        if (x->initiator_depth && p->responder_resources > x->initiator_depth) p->responder_resources = x->initiator_depth;
+        if (x->responder_resources && p->initiator_depth > x->responder_resources) p->initiator_depth = x->responder_resources;
+    }
+    p->retry_count = (uint8_t)retry;
+    p->rnr_retry_count = (uint8_t)rnr_retry;
+    p->flow_control = 1;
+}
+
+JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 1; }
+
+JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    jclass str = (*env)->FindClass(env, "java/lang/String");
+    jobjectArray out;
+    if (!list) n = 0;
+    out = (*env)->NewObjectArray(env, n, str, NULL);
+    for (int i = 0; out && i < n; i++)
+        (*env)->SetObjectArrayElement(env, out, i, (*env)->NewStringUTF(env, ibv_get_device_name(list[i])));
+    if (list) ibv_free_device_list(list);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JBOF(privateData)(JNIEnv *env, jclass c, jlong id) {
+    struct cm_extra *x = extra((struct rdma_cm_id *)(intptr_t)id);
+    jbyteArray out;
+    if (!x) return NULL;
+    out = (*env)->NewByteArray(env, x->length);
+    if (out) (*env)->SetByteArrayRegion(env, out, 0, x->length, (const jbyte *)x->data);
+    return out;
+}
+
+JNIEXPORT jint JNICALL JBOF(eventStatus)(JNIEnv *env, jclass c, jlong id) {
+    struct cm_extra *x = extra((struct rdma_cm_id *)(intptr_t)id);
+    return x ? x->status : 0;
+}
+
+static int copy_private(JNIEnv *env, jbyteArray data, uint8_t *buf) {
+    int len = data ? (*env)->GetArrayLength(env, data) : 0;
+    if (len > MAX_PRIVATE_DATA) len = MAX_PRIVATE_DATA;
+    if (len) (*env)->GetByteArrayRegion(env, data, 0, len, (jbyte *)buf);
+    return len;
+}
+
+JNIEXPORT void JNICALL JBOF(accept)(JNIEnv *env, jclass c, jlong id, jint retry, jint rnr_retry, jbyteArray data) {
+    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
+    struct rdma_conn_param p;
+    uint8_t buf[MAX_PRIVATE_DATA];
+    if (!cm) { throw_io(env, "accept: no id", 0); return; }
+    fill_conn_param(cm, &p, retry, rnr_retry);
+    p.private_data_len = (uint8_t)copy_private(env, data, buf);
+    p.private_data = buf;
+    if (rdma_accept(cm, &p)) throw_io(env, "rdma_accept", errno);
+}
+
+JNIEXPORT void JNICALL JBOF(reject)(JNIEnv *env, jclass c, jlong id, jbyteArray data) {
+    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
+    uint8_t buf[MAX_PRIVATE_DATA];
+    int len;
+    if (!cm) { throw_io(env, "reject: no id", 0); return; }
+    len = copy_private(env, data, buf);
+    if (rdma_reject(cm, buf, (uint8_t)len)) throw_io(env, "rdma_reject", errno);
+}
+
+JNIEXPORT jint JNICALL JBOF(eventFd)(JNIEnv *env, jclass c) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) throw_io(env, "eventfd", errno);
+    return fd;
+}
+
+JNIEXPORT void JNICALL JBOF(signal)(JNIEnv *env, jclass c, jint fd) {
+    uint64_t one = 1;
+    ssize_t r = write(fd, &one, sizeof one);
+    (void)r; /* a full counter still wakes the waiter */
+}
+
+JNIEXPORT void JNICALL JBOF(closeFd)(JNIEnv *env, jclass c, jint fd) {
+    close(fd);
+}
+
+/*
+ * Waits until the completion channel has an event or the eventfd is signalled, at most timeout ms
+ * (-1: no bound). Takes and acknowledges every pending completion event and drains the eventfd.
+ * Returns 1 when a completion event came, 2 for a wake-up, 3 for both, 0 on timeout, -errno on error.
+ */
+JNIEXPORT jint JNICALL JBOF(await)(JNIEnv *env, jclass c, jlong channel, jint efd, jint timeout) {
+    struct ibv_comp_channel *ch = (struct ibv_comp_channel *)(intptr_t)channel;
+    struct pollfd p[2];
+    int n = 0, got = 0, r;
+    if (ch) { p[n].fd = ch->fd; p[n].events = POLLIN; p[n].revents = 0; n++; }
+    if (efd >= 0) { p[n].fd = efd; p[n].events = POLLIN; p[n].revents = 0; n++; }
+    r = poll(p, n, timeout);
+    if (r < 0) return errno == EINTR ? 0 : -errno;
+    if (r == 0) return 0;
+    for (int i = 0; i < n; i++) {
+        if (!p[i].revents) continue;
+        if (ch && p[i].fd == ch->fd) {
+            struct ibv_cq *cq;
+            void *ctx;
+            while (ibv_get_cq_event(ch, &cq, &ctx) == 0) {
+                ibv_ack_cq_events(cq, 1);
+                got |= 1;
+            }
+        } else {
+            uint64_t v;
+            while (read(efd, &v, sizeof v) > 0) {}
+            got |= 2;
+        }
+    }
+    return got;
+}

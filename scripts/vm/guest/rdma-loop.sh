@@ -30,9 +30,9 @@ $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 2 --size 16M --iodepth 16 --ro
 survivor=$!
 $JBOF_JAVA io.jbof.app.JbofMain bench $C --rw randrw --bs 4k --iodepth 16 --numjobs 2 --runtime 60 -N 1 > /tmp/killed-bench.log 2>&1 &
 victim=$!
-# Its admin and two I/O queue pairs are up (the kernel's resource list), so its I/O is under way.
-wait_for 60 sh -c "[ \$(rdma res show qp | grep -c 'pid $victim ') -ge 3 ]" || echo "the victim's queue pairs did not all come up"
-rdma res show qp
+# Its queues are up and its I/O has begun when it says it is starting its jobs.
+wait_for 60 grep -q 'starting 2 job' /tmp/killed-bench.log || echo "the victim did not start its jobs"
+rdma res show qp; rdma res show cm_id
 if kill -9 $victim; then pass "the victim initiator was mid-run when killed"; else fail "the victim initiator ended before it was killed (see its log below)"; fi
 wait $victim 2>/dev/null
 echo "---- victim log"; cat /tmp/killed-bench.log

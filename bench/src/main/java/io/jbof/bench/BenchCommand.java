@@ -79,6 +79,8 @@ public final class BenchCommand implements Callable<Integer> {
         try (NvmeController c = NvmeController.connect(conn.toOptions(null, numjobs))) {
             String target = conn.transport + "://" + conn.traddr + ":" + conn.trsvcid + "/" + c.options().subsystemNqn;
             PrintStream progress = System.console() != null && output == null && format.equals("normal") ? System.err : null;
+            // As fio's "Starting N processes": the queues are up and I/O begins now (scripts wait for it).
+            System.err.printf("jbof bench: starting %d job(s) on %s%n", numjobs, target);
             List<JobResult> jobs = new BenchRun(c, w, progress).run();
             JobResult all = JobResult.merge(name, jobs);
             FioReport report = new FioReport(w, target);

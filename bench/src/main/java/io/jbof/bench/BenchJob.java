@@ -68,9 +68,18 @@ final class BenchJob implements Request.Callback {
         long unit;
         final int index;
 
-        Slot(int index, int bs) {
+        Slot(int index, ByteBuf buf) {
             this.index = index;
-            this.buf = PooledByteBufAllocator.DEFAULT.directBuffer(bs, bs);
+            this.buf = buf;
+        }
+    }
+
+    /** The controller's data buffer (registered on RDMA: no copy per I/O), a pooled direct one otherwise. */
+    private static ByteBuf dataBuffer(Namespace ns, int size) {
+        try {
+            return ns.controller().dataBuffer(size);
+        } catch (java.io.IOException e) {
+            return PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
         }
     }
 
@@ -120,7 +129,7 @@ final class BenchJob implements Request.Callback {
         order = verifyWrites ? (w.rw().random ? UnitOrder.shuffled(total, rnd.nextLong()) : UnitOrder.sequential(total)) : null;
         slots = new Slot[w.iodepth()];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(i, w.blockSize());
+            slots[i] = new Slot(i, dataBuffer(this.namespaces[0], w.blockSize()));
             slots[i].callback = this;
             if (!w.verify()) {
                 // Incompressible payload, written once: fio's default (refill_buffers off).

@@ -51,6 +51,8 @@ public final class Status {
     public static final int CONNECT_INVALID_PARAMETERS = 0x182;
     public static final int CONNECT_RESTART_DISCOVERY = 0x183;
     public static final int CONNECT_INVALID_HOST = 0x184;
+    /** In-band authentication is required before this command (Linux: NVME_SC_AUTH_REQUIRED). */
+    public static final int AUTHENTICATION_REQUIRED = 0x191;
 
     // Media and data integrity errors (SCT 2)
     public static final int WRITE_FAULT = 0x280;
@@ -114,6 +116,7 @@ public final class Status {
             case CONNECT_INVALID_PARAMETERS: name = "Connect Invalid Parameters"; break;
             case CONNECT_RESTART_DISCOVERY: name = "Connect Restart Discovery"; break;
             case CONNECT_INVALID_HOST: name = "Connect Invalid Host"; break;
+            case AUTHENTICATION_REQUIRED: name = "Authentication Required"; break;
             case WRITE_FAULT: name = "Write Fault"; break;
             case UNRECOVERED_READ_ERROR: name = "Unrecovered Read Error"; break;
             default: name = "Unknown status"; break;

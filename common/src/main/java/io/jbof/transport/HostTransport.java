@@ -18,6 +18,14 @@ public interface HostTransport extends AutoCloseable {
         return connect(options, listener);
     }
 
+    /**
+     * A data buffer of {@code size} bytes for I/O on this transport's connections; on RDMA it is
+     * registered, so data moves without a copy. Release it when done.
+     */
+    default io.netty.buffer.ByteBuf dataBuffer(int size) throws java.io.IOException {
+        return io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+    }
+
     /** The largest data transfer of one command this transport carries (RDMA: its registered buffer size). */
     default long maxTransferBytes() {
         return Long.MAX_VALUE;

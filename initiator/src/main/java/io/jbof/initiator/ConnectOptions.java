@@ -1,6 +1,7 @@
 package io.jbof.initiator;
 
 import io.jbof.nvme.Nqn;
+import io.jbof.nvme.auth.DhchapKey;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -31,6 +32,10 @@ public final class ConnectOptions {
     public final int reconnectDelayMillis;
     /** While reconnecting, fail I/O after this long instead of holding it (fast_io_fail_tmo); -1: hold until ctrl loss. */
     public final int fastIoFailMillis;
+    /** This host's DH-HMAC-CHAP secret (used when the target asks for authentication), or null. */
+    public final DhchapKey dhchapKey;
+    /** The controller's secret: with it the host authenticates the target too (bidirectional), or null. */
+    public final DhchapKey dhchapCtrlKey;
 
     private ConnectOptions(Builder b) {
         this.transport = b.transport;
@@ -49,6 +54,8 @@ public final class ConnectOptions {
         this.ctrlLossTimeoutMillis = b.ctrlLossTimeoutMillis;
         this.reconnectDelayMillis = b.reconnectDelayMillis;
         this.fastIoFailMillis = b.fastIoFailMillis;
+        this.dhchapKey = b.dhchapKey;
+        this.dhchapCtrlKey = b.dhchapCtrlKey;
     }
 
     /**
@@ -103,6 +110,8 @@ public final class ConnectOptions {
         b.ctrlLossTimeoutMillis = ctrlLossTimeoutMillis;
         b.reconnectDelayMillis = reconnectDelayMillis;
         b.fastIoFailMillis = fastIoFailMillis;
+        b.dhchapKey = dhchapKey;
+        b.dhchapCtrlKey = dhchapCtrlKey;
         return b;
     }
 
@@ -123,8 +132,14 @@ public final class ConnectOptions {
         private int ctrlLossTimeoutMillis = 0;
         private int reconnectDelayMillis = 2000;
         private int fastIoFailMillis = -1;
+        private DhchapKey dhchapKey;
+        private DhchapKey dhchapCtrlKey;
 
         public Builder transport(String t) { this.transport = t; return this; }
+        /** DH-HMAC-CHAP secret of this host ({@code DHHC-1:...}); null for none. */
+        public Builder dhchapSecret(String s) { this.dhchapKey = s == null ? null : DhchapKey.parse(s); return this; }
+        /** The controller's secret, for bidirectional authentication; null for none. */
+        public Builder dhchapCtrlSecret(String s) { this.dhchapCtrlKey = s == null ? null : DhchapKey.parse(s); return this; }
         public Builder address(String a) { this.address = a; return this; }
         public Builder port(int p) { this.port = p; return this; }
         public Builder subsystemNqn(String n) { this.subsystemNqn = n; return this; }
@@ -150,6 +165,7 @@ public final class ConnectOptions {
             if (queueDepth < 2 || queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536");
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
             if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
+            if (dhchapCtrlKey != null && dhchapKey == null) throw new IllegalArgumentException("--dhchap-ctrl-secret needs --dhchap-secret too");
             if (!"tcp".equals(transport) && !"rdma".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is unknown; use tcp or rdma");
             return new ConnectOptions(this);
         }

@@ -235,11 +235,16 @@ public final class NvmeController implements AutoCloseable {
         r.dataLength = Connect.DATA_SIZE;
         r.toController = true;
         qp.submitPriority(r); // on a reconnecting queue, ahead of the commands it holds
+        long result;
         try {
-            return (int) (await(r.future, "Connect to " + where()) & 0xFFFF);
+            result = await(r.future, "Connect to " + where());
         } catch (NvmeException e) {
             throw new NvmeException(explainConnect(e.status()), e.status());
         }
+        if ((result & io.jbof.nvme.auth.AuthMessages.CONNECT_AUTHREQ_ATR) != 0) {
+            new HostAuthentication(qp, qid, options, where() + " queue " + qid).run();
+        }
+        return (int) (result & 0xFFFF);
     }
 
     private String explainConnect(int status) {
@@ -437,6 +442,14 @@ public final class NvmeController implements AutoCloseable {
     public long cap() { return cap; }
     public int version() { return version; }
     public ControllerInfo info() { return info; }
+
+    /**
+     * A direct data buffer for this controller's I/O; over RDMA it is registered with the device, so
+     * reads and writes on it move without a copy (other buffers are copied through the queue's own).
+     */
+    public io.netty.buffer.ByteBuf dataBuffer(int size) throws IOException {
+        return transport.dataBuffer(size);
+    }
 
     /** The largest transfer of one command: the controller's MDTS, or less where the transport carries less (RDMA). */
     public long maxTransferBytes() {

@@ -102,18 +102,30 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 String hp = Nqn.problem(h);
                 if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
             }
-            if (s.allowAnyHost == null && s.hosts.isEmpty() && !loopbackOnly) {
+            if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && !loopbackOnly) {
                 throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
                         + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
             }
             if (s.namespaces.isEmpty()) throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
+            for (String h : s.dhchapCtrlSecrets.keySet()) {
+                if (!s.dhchapSecrets.containsKey(h)) {
+                    throw new IllegalArgumentException("--dhchap-ctrl-secret for " + h + " needs a --dhchap-secret for that host too");
+                }
+            }
         }
     }
 
     private void openSubsystems(TargetConfig cfg) throws IOException {
         for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
-            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty();
-            Subsystem s = new Subsystem(sc.nqn, sc.model, any, new HashSet<>(sc.hosts));
+            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty();
+            Set<String> hosts = new HashSet<>(sc.hosts);
+            hosts.addAll(sc.dhchapSecrets.keySet());
+            Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
+            for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
+                String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
+                s.dhchapKeys(e.getKey(), dhchapKey(e.getValue(), "--dhchap-secret for " + e.getKey()),
+                        ctrl == null ? null : dhchapKey(ctrl, "--dhchap-ctrl-secret for " + e.getKey()));
+            }
             subsystems.put(s.nqn(), s);
             int next = 1;
             for (TargetConfig.NamespaceConfig nc : sc.namespaces) {
@@ -125,6 +137,16 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 s.addNamespace(ns);
                 next = nsid + 1;
             }
+        }
+    }
+
+    /** A secret given inline or as @FILE; the message never repeats the secret. */
+    private static io.jbof.nvme.auth.DhchapKey dhchapKey(String value, String what) throws IOException {
+        String secret = value.startsWith("@") ? java.nio.file.Files.readString(Path.of(value.substring(1))).trim() : value;
+        try {
+            return io.jbof.nvme.auth.DhchapKey.parse(secret);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + ": " + e.getMessage());
         }
     }
 

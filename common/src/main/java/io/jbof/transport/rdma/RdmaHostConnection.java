@@ -60,6 +60,9 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
     private int[] freeSends;
     private int freeSendCount;
     private ByteBuffer privateData;
+    private long domain;
+    /** Per CID: the command's data is the caller's registered memory (no copy through dataMemory). */
+    private boolean[] direct;
     private int inCapsule;
     private boolean open;
     private boolean torndown;
@@ -144,6 +147,8 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
         try {
             IbvContext ctx = id.getVerbs();
             IbvPd pd = transport.domain(ctx);
+            domain = ((NatObject) pd).getObjId();
+            direct = new boolean[entries];
             int sendSlots = entries * 2; // a CID may be reused before the SEND of its capsule has completed
             int sendSize = NvmeCommand.SIZE + MAX_IN_CAPSULE;
             int recvCount = entries + 1;
@@ -214,9 +219,17 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             out.setBytes(at + NvmeCommand.SIZE, data, data.readerIndex(), len);
             sendLength += len;
         } else if (len > 0) {
-            int dataAt = cid * transferSize;
-            if (cmd.dataToController()) dataMemory.buf.setBytes(dataAt, data, data.readerIndex(), len);
-            Sgl.writeKeyed(out, at, dataMemory.address + dataAt, len, dataMemory.rkey, Sgl.SUBTYPE_ADDRESS);
+            long address = data.hasMemoryAddress() ? data.memoryAddress() + data.readerIndex() : 0;
+            RegisteredBuffers.Region r = address != 0 ? transport.registeredRegion(address, len) : null;
+            int rkey = r != null ? r.rkey(domain) : 0;
+            direct[cid] = rkey != 0;
+            if (rkey != 0) {
+                Sgl.writeKeyed(out, at, address, len, rkey, Sgl.SUBTYPE_ADDRESS); // the caller's registered memory
+            } else {
+                int dataAt = cid * transferSize;
+                if (cmd.dataToController()) dataMemory.buf.setBytes(dataAt, data, data.readerIndex(), len);
+                Sgl.writeKeyed(out, at, dataMemory.address + dataAt, len, dataMemory.rkey, Sgl.SUBTYPE_ADDRESS);
+            }
         } else {
             Sgl.writeKeyed(out, at, 0, 0, 0, Sgl.SUBTYPE_ADDRESS);
         }
@@ -269,7 +282,7 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             return;
         }
         int len = cmd.dataLength();
-        if (len > 0 && !cmd.dataToController() && cmd.data() != null) {
+        if (len > 0 && !cmd.dataToController() && cmd.data() != null && !direct[cid]) {
             ByteBuf dst = cmd.data();
             dst.setBytes(dst.readerIndex(), dataMemory.buf, cid * transferSize, len);
         }

@@ -28,6 +28,7 @@ public final class RdmaHostTransport implements HostTransport {
     private final CmEvents cm;
     private final Map<Long, IbvPd> domains = new ConcurrentHashMap<>();
     private final Map<RdmaCmId, RdmaHostConnection> connections = new ConcurrentHashMap<>();
+    private final RegisteredBuffers registered = new RegisteredBuffers();
 
     public RdmaHostTransport(int ioThreads) throws IOException {
         RdmaNative.check();
@@ -87,6 +88,24 @@ public final class RdmaHostTransport implements HostTransport {
             }
         }, o.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
         return ready;
+    }
+
+    /**
+     * A data buffer registered with every RDMA device this transport's queues use: I/O on it moves
+     * between the target and this memory directly. Call after connecting; release it when done.
+     */
+    @Override
+    public io.netty.buffer.ByteBuf dataBuffer(int size) throws IOException {
+        java.util.List<IbvPd> pds;
+        synchronized (domains) {
+            pds = new java.util.ArrayList<>(domains.values());
+        }
+        return registered.allocate(size, pds);
+    }
+
+    /** The registered region holding [address, address + length), or null. */
+    RegisteredBuffers.Region registeredRegion(long address, int length) {
+        return registered.find(address, length);
     }
 
     IbvPd domain(IbvContext ctx) throws IOException {

@@ -55,8 +55,26 @@ public final class ConnectionOptions {
             description = "While reconnecting, fail I/O after this long instead of holding it (default: hold until --ctrl-loss-tmo).")
     public int fastIoFailSeconds;
 
+    @Option(names = {"-S", "--dhchap-secret"}, paramLabel = "SECRET",
+            description = "This host's DH-HMAC-CHAP secret (DHHC-1:..., or @FILE), used when the target requires authentication.")
+    public String dhchapSecret;
+
+    @Option(names = {"-C", "--dhchap-ctrl-secret"}, paramLabel = "SECRET",
+            description = "The controller's DH-HMAC-CHAP secret (DHHC-1:..., or @FILE): authenticate the target too.")
+    public String dhchapCtrlSecret;
+
     @Option(names = {"-v", "--verbose"}, description = "Log protocol detail to stderr.")
     public boolean verbose;
+
+    /** A secret given inline or as @FILE (keeps it out of the process list). */
+    private static String secret(String value) {
+        if (value == null || !value.startsWith("@")) return value;
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(value.substring(1))).trim();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read " + value.substring(1) + ": " + e.getMessage());
+        }
+    }
 
     public ConnectOptions toOptions(String defaultNqn, int ioQueuesDefault) {
         String subnqn = nqn != null ? nqn : defaultNqn;
@@ -69,6 +87,16 @@ public final class ConnectionOptions {
                 .reconnectDelayMillis(Math.max(1, reconnectDelaySeconds * 1000))
                 .fastIoFailMillis(fastIoFailSeconds < 0 ? -1 : fastIoFailSeconds * 1000);
         if (hostnqn != null) b.hostNqn(hostnqn);
+        try {
+            b.dhchapSecret(secret(dhchapSecret));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--dhchap-secret: " + e.getMessage());
+        }
+        try {
+            b.dhchapCtrlSecret(secret(dhchapCtrlSecret));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--dhchap-ctrl-secret: " + e.getMessage());
+        }
         if (hostid != null) {
             try {
                 b.hostId(UUID.fromString(hostid));

@@ -43,6 +43,14 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = "--allow-any-host", description = "Let any host connect (the default only when listening on loopback).")
     boolean allowAnyHost;
 
+    @Option(names = "--dhchap-secret", paramLabel = "HOSTNQN=SECRET",
+            description = "Require DH-HMAC-CHAP of this host with SECRET (DHHC-1:..., as nvme gen-dhchap-key prints, or @FILE); repeatable. The host is allowed.")
+    List<String> dhchapSecrets = new ArrayList<>();
+
+    @Option(names = "--dhchap-ctrl-secret", paramLabel = "HOSTNQN=SECRET",
+            description = "The controller's secret for this host: lets the host authenticate the target too (bidirectional); repeatable.")
+    List<String> dhchapCtrlSecrets = new ArrayList<>();
+
     @Option(names = {"-t", "--transport"}, paramLabel = "tcp|rdma", description = "Transport: tcp (default) or rdma (RDMA CM; listen on an RDMA device's address).")
     String transport;
 
@@ -123,9 +131,17 @@ public final class TargetMain implements Callable<Integer> {
             if (nqns.contains(s.nqn) || config == null) {
                 s.hosts.addAll(allowHosts);
                 if (allowAnyHost) s.allowAnyHost = true;
+                for (String e : dhchapSecrets) put(s.dhchapSecrets, e, "--dhchap-secret");
+                for (String e : dhchapCtrlSecrets) put(s.dhchapCtrlSecrets, e, "--dhchap-ctrl-secret");
             }
         }
         return cfg;
+    }
+
+    private static void put(Map<String, String> m, String entry, String option) {
+        int eq = entry.indexOf('=');
+        if (eq <= 0) throw new IllegalArgumentException(option + " takes HOSTNQN=SECRET, not '" + entry.replaceAll("DHHC-1:.*", "DHHC-1:...") + "'");
+        m.put(entry.substring(0, eq), entry.substring(eq + 1));
     }
 
     @Override

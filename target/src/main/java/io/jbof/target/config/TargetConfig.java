@@ -33,6 +33,13 @@ public final class TargetConfig {
         /** Any host NQN may connect; otherwise only those in {@link #hosts}. */
         public Boolean allowAnyHost;
         public List<String> hosts = new ArrayList<>();
+        /**
+         * Host NQN to its DH-HMAC-CHAP secret ({@code DHHC-1:...}, or {@code @FILE} holding one): the host
+         * must authenticate every queue. A host named here is allowed.
+         */
+        public java.util.Map<String, String> dhchapSecrets = new java.util.LinkedHashMap<>();
+        /** Host NQN to the controller's secret: the host may then authenticate the controller too (bidirectional). */
+        public java.util.Map<String, String> dhchapCtrlSecrets = new java.util.LinkedHashMap<>();
         public List<NamespaceConfig> namespaces = new ArrayList<>();
     }
 

@@ -6,6 +6,7 @@ import io.jbof.nvme.Nqn;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
+import io.jbof.nvme.auth.AuthMessages;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
@@ -38,6 +39,15 @@ final class FabricsCommands {
             return;
         }
         if (session.qid() == 0) c.keepAlive();
+        if (fctype == Opcodes.FCTYPE_AUTH_SEND || fctype == Opcodes.FCTYPE_AUTH_RECEIVE) {
+            authentication(session, req, fctype == Opcodes.FCTYPE_AUTH_SEND);
+            return;
+        }
+        QueueAuthentication auth = session.auth();
+        if (auth != null && !auth.authenticated() && fctype != Opcodes.FCTYPE_DISCONNECT) {
+            req.complete(Status.dnr(Status.AUTHENTICATION_REQUIRED), 0);
+            return;
+        }
         switch (fctype) {
             case Opcodes.FCTYPE_PROPERTY_GET:
                 if (session.qid() != 0) { req.complete(Status.dnr(Status.INVALID_FIELD), 0); return; }
@@ -54,6 +64,68 @@ final class FabricsCommands {
             default:
                 req.complete(Status.dnr(Status.INVALID_OPCODE), 0);
         }
+    }
+
+    // ---- In-band authentication (DH-HMAC-CHAP) ----
+
+    /** Messages larger than this are no DH-HMAC-CHAP message (the largest, a reply with ffdhe8192, is 1168 bytes). */
+    private static final int AUTH_MESSAGE_MAX = 4096;
+
+    private void authentication(QueueSession session, TargetRequest req, boolean send) {
+        NvmeCommand cmd = req.command();
+        QueueAuthentication auth = session.auth();
+        if (cmd.byteAt(43) != AuthMessages.SECP || cmd.byteAt(41) != AuthMessages.SPSP0 || cmd.byteAt(42) != AuthMessages.SPSP1) {
+            req.complete(Status.dnr(Status.INVALID_FIELD), 0);
+            return;
+        }
+        if (auth == null) {
+            // No secret is configured for this host: there is nothing to authenticate (as Linux's nvmet).
+            req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
+            return;
+        }
+        if (req.sglStatus() != Status.SUCCESS) {
+            req.complete(req.sglStatus(), 0);
+            return;
+        }
+        int length = cmd.u32At(44); // TL (send) or AL (receive)
+        if (!send) {
+            byte[] m = auth.onReceive();
+            if (m == null) {
+                req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
+                return;
+            }
+            int n = Math.min(m.length, Math.min(length, Math.max(req.transferLength(), 0)));
+            if (n > 0) req.sendData(Unpooled.wrappedBuffer(m, 0, n));
+            req.complete(Status.SUCCESS, 0);
+            return;
+        }
+        if (length <= 0 || length > AUTH_MESSAGE_MAX || req.transferLength() != length) {
+            req.complete(Status.dnr(Status.INVALID_FIELD), 0);
+            return;
+        }
+        byte[] m = new byte[length];
+        req.receiveData(new TargetRequest.DataReceiver() {
+            @Override
+            public int onData(ByteBuf chunk, int offset) {
+                chunk.getBytes(chunk.readerIndex(), m, offset, chunk.readableBytes());
+                return Status.SUCCESS;
+            }
+
+            @Override
+            public void onComplete(int status) {
+                if (status == Status.SUCCESS) auth.onSend(m);
+                req.complete(status, 0);
+            }
+        });
+    }
+
+    /** After a Connect of a host with a DH-HMAC-CHAP secret: the queue must authenticate; Connect's DW0 says so. */
+    private static long requireAuthentication(QueueSession session, Subsystem subsystem, String hostnqn, int qid, int cntlid) {
+        io.jbof.nvme.auth.DhchapKey[] keys = subsystem.dhchapKeys(hostnqn);
+        if (keys == null) return cntlid;
+        session.requireAuthentication(new QueueAuthentication(keys[0], keys[1], hostnqn, subsystem.nqn(),
+                "controller " + cntlid + " queue " + qid));
+        return cntlid | AuthMessages.CONNECT_AUTHREQ_ATR;
     }
 
     // ---- Connect ----
@@ -148,7 +220,7 @@ final class FabricsCommands {
             session.bind(c, 0, entries, sqFlowDisabled);
             c.attachAdmin(session);
             log.info("host {} connected to {} from {}: controller {}, KATO {} ms", hostnqn, subnqn, peer, c.id(), katoMs);
-            req.complete(Status.SUCCESS, c.id());
+            req.complete(Status.SUCCESS, discovery ? c.id() : requireAuthentication(session, subsystem, hostnqn, 0, c.id()));
             return;
         }
         Controller c = target.controllers().find(cntlid);
@@ -179,7 +251,7 @@ final class FabricsCommands {
         }
         session.bind(c, qid, entries, sqFlowDisabled);
         log.debug("controller {}: I/O queue {} ({} entries) connected from {}", c.id(), qid, entries, peer);
-        req.complete(Status.SUCCESS, c.id());
+        req.complete(Status.SUCCESS, requireAuthentication(session, subsystem, hostnqn, qid, c.id()));
     }
 
     // ---- Properties ----

@@ -21,6 +21,8 @@ public final class QueueSession implements TargetQueueHandler {
     private Controller controller;
     private int qid = -1;
     private boolean closed;
+    /** Set when the host must authenticate this queue (DH-HMAC-CHAP) before anything but Disconnect. */
+    private QueueAuthentication auth;
 
     // Plain counters: written only by this queue's thread, read approximately by the SMART log.
     volatile long readCommands;
@@ -37,6 +39,10 @@ public final class QueueSession implements TargetQueueHandler {
     public Controller controller() { return controller; }
     public int qid() { return qid; }
 
+    QueueAuthentication auth() { return auth; }
+
+    void requireAuthentication(QueueAuthentication a) { this.auth = a; }
+
     void bind(Controller controller, int qid, int entries, boolean sqFlowDisabled) {
         this.controller = controller;
         this.qid = qid;
@@ -49,6 +55,8 @@ public final class QueueSession implements TargetQueueHandler {
         try {
             if (cmd.opcode() == Opcodes.FABRICS) {
                 commands.fabrics.handle(this, request);
+            } else if (auth != null && !auth.authenticated()) {
+                request.complete(Status.dnr(Status.AUTHENTICATION_REQUIRED), 0);
             } else if (controller == null) {
                 request.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
             } else if (qid == 0) {

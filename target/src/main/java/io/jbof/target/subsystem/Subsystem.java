@@ -18,6 +18,8 @@ public final class Subsystem implements AutoCloseable {
     private final TreeMap<Integer, FileNamespace> namespaces = new TreeMap<>();
     private final boolean allowAnyHost;
     private final Set<String> allowedHosts;
+    /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
+    private final java.util.Map<String, io.jbof.nvme.auth.DhchapKey[]> dhchapKeys = new java.util.concurrent.ConcurrentHashMap<>();
 
     public Subsystem(String nqn, String model, boolean allowAnyHost, Set<String> allowedHosts) {
         this.nqn = nqn;
@@ -55,6 +57,16 @@ public final class Subsystem implements AutoCloseable {
     }
 
     public boolean allowsAnyHost() { return allowAnyHost; }
+
+    /** Requires DH-HMAC-CHAP of {@code hostNqn} with {@code hostKey}; {@code ctrlKey} (or null) lets the host authenticate us too. */
+    public void dhchapKeys(String hostNqn, io.jbof.nvme.auth.DhchapKey hostKey, io.jbof.nvme.auth.DhchapKey ctrlKey) {
+        dhchapKeys.put(hostNqn, new io.jbof.nvme.auth.DhchapKey[] {hostKey, ctrlKey});
+    }
+
+    /** {host key, controller key or null} when the host must authenticate, else null. */
+    public io.jbof.nvme.auth.DhchapKey[] dhchapKeys(String hostNqn) {
+        return dhchapKeys.get(hostNqn);
+    }
     public Set<String> allowedHosts() { return allowedHosts; }
 
     /** fdatasync of every namespace. */

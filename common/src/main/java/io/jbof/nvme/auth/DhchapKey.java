@@ -1,0 +1,90 @@
+package io.jbof.nvme.auth;
+
+import javax.crypto.Mac;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.zip.CRC32;
+
+/**
+ * A DH-HMAC-CHAP secret in the representation the Linux tools use (nvme gen-dhchap-key):
+ * {@code DHHC-1:HH:BASE64:}, HH the hash the key is transformed with (00 none, 01 SHA-256,
+ * 02 SHA-384, 03 SHA-512), BASE64 the 32, 48 or 64 key bytes followed by their CRC-32 (little endian).
+ */
+public final class DhchapKey {
+    private static final byte[] TRANSFORM_SUFFIX = "NVMe-over-Fabrics".getBytes(StandardCharsets.US_ASCII);
+
+    private final byte[] key;
+    private final int hashId;
+
+    private DhchapKey(byte[] key, int hashId) {
+        this.key = key;
+        this.hashId = hashId;
+    }
+
+    /** Parses a secret; the message of the exception says what is wrong with it (never the key). */
+    public static DhchapKey parse(String secret) {
+        if (secret == null || !secret.startsWith("DHHC-1:")) throw new IllegalArgumentException("a DH-HMAC-CHAP secret starts with DHHC-1:");
+        String[] parts = secret.split(":");
+        if (parts.length != 3 && parts.length != 4 || parts[1].length() != 2) {
+            throw new IllegalArgumentException("a DH-HMAC-CHAP secret reads DHHC-1:HH:BASE64: (nvme gen-dhchap-key makes one)");
+        }
+        int hash;
+        try {
+            hash = Integer.parseInt(parts[1], 16);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash '" + parts[1] + "' is not 00..03");
+        }
+        if (hash < 0 || hash > 3) throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash " + hash + " is not 00..03");
+        byte[] raw;
+        try {
+            raw = Base64.getDecoder().decode(parts[2]);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("DH-HMAC-CHAP secret: the key is not base64");
+        }
+        int len = raw.length - 4;
+        if (len != 32 && len != 48 && len != 64) {
+            throw new IllegalArgumentException("DH-HMAC-CHAP secret: a key has 32, 48 or 64 bytes, not " + Math.max(len, 0));
+        }
+        byte[] key = Arrays.copyOf(raw, len);
+        int crc = (raw[len] & 0xFF) | (raw[len + 1] & 0xFF) << 8 | (raw[len + 2] & 0xFF) << 16 | (raw[len + 3] & 0xFF) << 24;
+        if (crc != crc32(key)) throw new IllegalArgumentException("DH-HMAC-CHAP secret: CRC mismatch (the secret is damaged)");
+        return new DhchapKey(key, hash);
+    }
+
+    /** The representation of a key: what {@code nvme gen-dhchap-key} prints. */
+    public static String format(byte[] key, int hashId) {
+        byte[] raw = Arrays.copyOf(key, key.length + 4);
+        int crc = crc32(key);
+        for (int i = 0; i < 4; i++) raw[key.length + i] = (byte) (crc >>> (8 * i));
+        return String.format("DHHC-1:%02x:%s:", hashId, Base64.getEncoder().encodeToString(raw));
+    }
+
+    private static int crc32(byte[] b) {
+        CRC32 c = new CRC32();
+        c.update(b);
+        return (int) c.getValue();
+    }
+
+    public int hashId() {
+        return hashId;
+    }
+
+    public int length() {
+        return key.length;
+    }
+
+    /**
+     * The key as the HMAC of the response uses it: as is with hash 00, otherwise
+     * HMAC-hash(key, nqn || "NVMe-over-Fabrics"), nqn the owner's (the host's NQN for the host key,
+     * the subsystem's for the controller key).
+     */
+    public byte[] transform(String nqn) {
+        DhchapHash h = DhchapHash.of(hashId);
+        if (h == null) return key.clone();
+        Mac m = h.mac(key);
+        m.update(nqn.getBytes(StandardCharsets.UTF_8));
+        m.update(TRANSFORM_SUFFIX);
+        return m.doFinal();
+    }
+}

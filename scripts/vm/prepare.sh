@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds (once, cached in .cache/vm) what the qemu guest needs, all from Debian packages:
-#   kernel/   the stock Debian 6.1 kernel (nvme-tcp, nvme-rdma, nvmet*, rdma_rxe as modules)
+#   kernel/   the stock Debian 6.1 kernel (nvme-tcp, nvme-rdma, nvmet*, rdma_rxe as modules), or with
+#             JBOF_VM_KERNEL=backports bookworm-backports' newer one (6.12: NVMe in-band authentication)
 #   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2
 #   initrd.gz a busybox initramfs that loads virtio + 9p and switch_roots into rootfs over virtio-9p
 # Idempotent: each step leaves a stamp file and is skipped when it is there.
@@ -26,12 +27,22 @@ fi
 
 # ---- kernel ----
 if [[ ! -f "$cache/kernel.stamp" ]]; then
-  apt_update
-  kpkg="$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
+  apt_opts=()
+  if [[ "${JBOF_VM_KERNEL:-stable}" == backports ]]; then
+    # A private apt state listing only bookworm-backports: the host's own sources stay as they are.
+    mkdir -p "$cache/apt/lists/partial"
+    echo "deb $mirror $suite-backports main" > "$cache/apt/sources.list"
+    apt_opts=(-o "Dir::Etc::SourceList=$cache/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$cache/apt/lists")
+    apt-get -qq "${apt_opts[@]}" update >/dev/null
+  else
+    apt_update
+  fi
+  kpkg="$(apt-cache "${apt_opts[@]}" depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
   [[ -n "$kpkg" ]] || { log "cannot resolve linux-image-amd64 (apt-get update?)"; exit 1; }
   log "downloading $kpkg"
   rm -rf "$cache/dl" "$cache/kernel"; mkdir -p "$cache/dl" "$cache/kernel"
-  (cd "$cache/dl" && apt-get download -qq "$kpkg")
+  (cd "$cache/dl" && apt-get "${apt_opts[@]}" download -qq "$kpkg" 2>&1 | grep -v 'unsandboxed' >&2 || true)
+  ls "$cache"/dl/linux-image-*.deb >/dev/null 2>&1 || { log "download of $kpkg failed"; exit 1; }
   dpkg -x "$cache"/dl/linux-image-*.deb "$cache/kernel"
   kver="$(ls "$cache/kernel/lib/modules")"
   echo "$kver" > "$cache/kver"

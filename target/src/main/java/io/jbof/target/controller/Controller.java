@@ -105,8 +105,15 @@ public final class Controller {
         keepAliveTimer = admin.queue().executor().schedule(this::checkKeepAlive, delayMillis, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * While the admin queue authenticates, the host may compute a large DH group for seconds without
+     * sending anything: the bound is then this (SPDK's default authentication timeout), not KATO.
+     */
+    static final int AUTHENTICATION_TIMEOUT_MILLIS = 120_000;
+
     private void checkKeepAlive() {
-        int kato = katoMillis;
+        QueueAuthentication auth = admin != null ? admin.auth() : null;
+        int kato = auth != null && !auth.authenticated() ? Math.max(katoMillis, AUTHENTICATION_TIMEOUT_MILLIS) : katoMillis;
         if (kato <= 0) return;
         long idleMillis = (System.nanoTime() - lastKeepAliveNanos) / 1_000_000;
         if (idleMillis >= kato) {

@@ -4,7 +4,10 @@
 rxe_setup || exit 1
 NQN=nqn.2024-01.io.jbof:rdma-loop
 HOSTNQN=nqn.2024-01.io.jbof:rdma-host
-if start_jbof_target target --listen $RDMA_ADDR:4420 --nqn $NQN --allow-host $HOSTNQN \
+# A test-only secret (bytes 0..31, hash 01): the second host must authenticate with DH-HMAC-CHAP over RDMA.
+AUTHHOST=nqn.2024-01.io.jbof:rdma-auth-host
+SECRET='DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:'
+if start_jbof_target target --listen $RDMA_ADDR:4420 --nqn $NQN --allow-host $HOSTNQN --dhchap-secret "$AUTHHOST=$SECRET" \
     --namespace /tmp/ns1.img:128M --namespace /tmp/ns2.img:32M,bs=512; then
   pass "jbof target listening over RDMA on $RDMA_ADDR:4420"
 else
@@ -19,6 +22,10 @@ check "jbof verify over RDMA (random sizes to 1 MiB, 2 queues, ns1 64 MiB, every
 echo "verify ns1 took $(( $(date +%s) - t0 )) s"
 check "jbof verify over RDMA (4 queues, depth 32, ns2 512-byte blocks)" \
   $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 4 -N 2 --size 16M --iodepth 32 --rounds 2 --destroy-data
+A="-t rdma -a $RDMA_ADDR -s 4420 -n $NQN --hostnqn $AUTHHOST"
+check "DH-HMAC-CHAP over RDMA: the host with its secret authenticates every queue and verifies its data" \
+  $JBOF_JAVA io.jbof.app.JbofMain verify $A -S "$SECRET" -i 2 -N 2 --size 8M --destroy-data
+check "DH-HMAC-CHAP over RDMA: without its secret the host is told to give one" sh -c "$JBOF_JAVA io.jbof.app.JbofMain id-ctrl $A 2>&1 | grep -q 'dhchap-secret'"
 head -c 300001 /dev/urandom > /tmp/pattern
 check "jbof write/read at an unaligned offset over RDMA" sh -c "$JBOF_JAVA io.jbof.app.JbofMain write $C --offset 12345 --input /tmp/pattern && \
   $JBOF_JAVA io.jbof.app.JbofMain read $C --offset 12345 --length 300001 --output /tmp/back && cmp /tmp/pattern /tmp/back"

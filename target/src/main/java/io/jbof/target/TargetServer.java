@@ -6,6 +6,7 @@ import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
 import io.jbof.target.controller.Controller;
+import io.jbof.target.controller.InflightBudget;
 import io.jbof.target.controller.ControllerRegistry;
 import io.jbof.target.controller.PortInfo;
 import io.jbof.target.controller.QueueSession;
@@ -50,11 +51,13 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private final TcpTargetTransport tcp;
     private final RdmaTargetTransport rdma;
+    private final InflightBudget inflight;
     private volatile boolean closed;
 
     private TargetServer(TargetConfig cfg) throws IOException {
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         this.controllers = new ControllerRegistry(cfg.maxControllers);
+        this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         if ("rdma".equals(cfg.transport)) {
             this.tcp = null;
@@ -151,7 +154,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private void listen(TargetConfig cfg) throws IOException, InterruptedException {
-        CommandSet commands = new CommandSet(this);
+        CommandSet commands = new CommandSet(this, inflight);
         int portId = 1;
         for (String l : cfg.listen) {
             ListenAddress a = ListenAddress.parse(l);
@@ -184,6 +187,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     @Override public Collection<Subsystem> subsystems() { return subsystems.values(); }
     @Override public ControllerRegistry controllers() { return controllers; }
     @Override public TargetLimits limits() { return limits; }
+
+    /** The target-wide bound on data in flight (and what it saw). */
+    public InflightBudget inflight() { return inflight; }
     @Override public List<PortInfo> ports() { return ports; }
     @Override public long discoveryGeneration() { return 1; }
 

@@ -43,6 +43,10 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = "--allow-any-host", description = "Let any host connect (the default only when listening on loopback).")
     boolean allowAnyHost;
 
+    @Option(names = "--max-inflight-bytes", paramLabel = "SIZE",
+            description = "Bound on the data of Read/Write commands in progress, target-wide (e.g. 256M); commands beyond it wait (default: none).")
+    String maxInflightBytes;
+
     @Option(names = "--dhchap-secret", paramLabel = "HOSTNQN=SECRET",
             description = "Require DH-HMAC-CHAP of this host with SECRET (DHHC-1:..., as nvme gen-dhchap-key prints, or @FILE); repeatable. The host is allowed.")
     List<String> dhchapSecrets = new ArrayList<>();
@@ -108,6 +112,7 @@ public final class TargetMain implements Callable<Integer> {
         if (inCapsule != null) cfg.inCapsuleData = inCapsule;
         if (maxControllers != null) cfg.maxControllers = maxControllers;
         if (noDigests) cfg.digests = false;
+        if (maxInflightBytes != null) cfg.maxInflightBytes = maxInflightBytes;
         Map<String, TargetConfig.SubsystemConfig> byNqn = new LinkedHashMap<>();
         for (TargetConfig.SubsystemConfig s : cfg.subsystems) byNqn.put(s.nqn, s);
         for (String n : nqns) byNqn.computeIfAbsent(n, k -> {

@@ -25,6 +25,8 @@ public final class TargetConfig {
     public int inCapsuleData = 16384; // as Linux's nvmet-tcp: a 16 KiB write needs no R2T round trip
     public int maxControllers = 1024;
     public boolean digests = true;
+    /** Data bytes of Read/Write commands in progress target-wide (e.g. "256M"); commands beyond wait. Null or 0: no bound. */
+    public String maxInflightBytes;
 
     @JsonIgnoreProperties(ignoreUnknown = false)
     public static final class SubsystemConfig {

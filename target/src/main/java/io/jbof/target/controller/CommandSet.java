@@ -5,10 +5,16 @@ public final class CommandSet {
     final FabricsCommands fabrics;
     final AdminCommands admin;
     final IoCommands io;
+    final InflightBudget inflight;
 
     public CommandSet(TargetContext target) {
+        this(target, new InflightBudget(0));
+    }
+
+    public CommandSet(TargetContext target, InflightBudget inflight) {
         this.fabrics = new FabricsCommands(target);
         this.admin = new AdminCommands(target);
-        this.io = new IoCommands();
+        this.io = new IoCommands(inflight);
+        this.inflight = inflight;
     }
 }

@@ -26,6 +26,12 @@ final class IoCommands {
     private static final int NSID_ALL = 0xFFFFFFFF;
     private static final int DSM_MAX_RANGES = 256;
 
+    private final InflightBudget inflight;
+
+    IoCommands(InflightBudget inflight) {
+        this.inflight = inflight;
+    }
+
     void handle(QueueSession session, TargetRequest req) {
         Controller c = session.controller();
         NvmeCommand cmd = req.command();
@@ -91,18 +97,20 @@ final class IoCommands {
 
     private void read(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
         int bytes = checkTransfer(req, ns, limits);
-        if (bytes < 0) return;
+        if (bytes < 0 || !session.admit(req, bytes)) return;
         long position = req.command().slba() << ns.blockShift();
         try {
             req.sendFile(ns.channel(), position, bytes);
         } catch (RuntimeException e) {
             log.error("read of {} bytes at {} from {} failed", bytes, position, ns.path(), e);
             req.complete(Status.UNRECOVERED_READ_ERROR, 0);
+            inflight.release(bytes);
             return;
         }
         session.readCommands++;
         session.bytesRead += bytes;
         req.complete(Status.SUCCESS, 0);
+        inflight.release(bytes);
     }
 
     private void write(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
@@ -111,10 +119,13 @@ final class IoCommands {
             return;
         }
         int bytes = checkTransfer(req, ns, limits);
-        if (bytes < 0) return;
+        if (bytes < 0 || !session.admit(req, bytes)) return;
         session.writeCommands++;
         session.bytesWritten += bytes;
-        op(req, session).write(ns, req.command().slba() << ns.blockShift(), req.command().fua());
+        IoOp op = op(req, session);
+        op.inflight = inflight;
+        op.inflightBytes = bytes;
+        op.write(ns, req.command().slba() << ns.blockShift(), req.command().fua());
     }
 
     private void writeZeroes(QueueSession session, TargetRequest req, FileNamespace ns) {
@@ -172,6 +183,8 @@ final class IoCommands {
         int ranges;
         boolean collecting;
         ByteBuf dsmRanges;
+        InflightBudget inflight;
+        int inflightBytes;
 
         IoOp(TargetRequest req) {
             this.req = req;
@@ -216,13 +229,13 @@ final class IoCommands {
         @Override
         public void onComplete(int st) {
             if (st != Status.SUCCESS) {
-                req.complete(st, 0);
+                done(st, 0);
             } else if (collecting) {
                 dsmReceived();
             } else if (fua) {
                 blocking(ns, FUA, 0, 0);
             } else {
-                req.complete(Status.SUCCESS, 0);
+                done(Status.SUCCESS, 0);
             }
         }
 
@@ -231,12 +244,12 @@ final class IoCommands {
                 long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
                 long slba = dsmRanges.getLongLE(i * 16 + 8);
                 if (!ns.inRange(slba, nlb)) {
-                    req.complete(Status.dnr(Status.LBA_OUT_OF_RANGE), 0);
+                    done(Status.dnr(Status.LBA_OUT_OF_RANGE), 0);
                     return;
                 }
             }
             if (kind != DSM) {
-                req.complete(Status.SUCCESS, 0); // attributes only: advisory
+                done(Status.SUCCESS, 0); // attributes only: advisory
                 return;
             }
             blocking(ns, DSM, 0, 0);
@@ -245,7 +258,7 @@ final class IoCommands {
         void flushAll(Collection<FileNamespace> namespaces) {
             this.all = namespaces;
             if (namespaces.isEmpty()) {
-                req.complete(Status.SUCCESS, 0);
+                done(Status.SUCCESS, 0);
                 return;
             }
             blocking(namespaces.iterator().next(), FLUSH_ALL, 0, 0);
@@ -259,7 +272,7 @@ final class IoCommands {
             try {
                 ns.blockingExecutor().execute(this);
             } catch (RejectedExecutionException e) {
-                req.complete(Status.NAMESPACE_NOT_READY, 0); // shutting down
+                done(Status.NAMESPACE_NOT_READY, 0); // shutting down
             }
         }
 
@@ -300,7 +313,15 @@ final class IoCommands {
         }
 
         private void finish() {
-            req.complete(status, 0);
+            done(status, 0);
+        }
+
+        /** Completes the command and gives back its share of the in-flight budget. */
+        private void done(int st, long result) {
+            int n = inflightBytes;
+            inflightBytes = 0;
+            req.complete(st, result);
+            if (n > 0) inflight.release(n);
         }
     }
 }

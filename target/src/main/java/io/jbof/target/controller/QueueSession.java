@@ -21,6 +21,10 @@ public final class QueueSession implements TargetQueueHandler {
     private Controller controller;
     private int qid = -1;
     private boolean closed;
+    /** Read/Write commands waiting for the in-flight budget, in arrival order. */
+    private final java.util.ArrayDeque<TargetRequest> deferred = new java.util.ArrayDeque<>();
+    private boolean resuming;
+    private final Runnable resume = this::resumeDeferred;
     /** Set when the host must authenticate this queue (DH-HMAC-CHAP) before anything but Disconnect. */
     private QueueAuthentication auth;
 
@@ -71,9 +75,41 @@ public final class QueueSession implements TargetQueueHandler {
         }
     }
 
+    /**
+     * Whether a Read/Write of {@code bytes} may run now under the in-flight budget; if not, it waits
+     * here (behind any already waiting) and is dispatched again when the budget allows.
+     */
+    boolean admit(TargetRequest r, int bytes) {
+        InflightBudget b = commands.inflight;
+        if ((deferred.isEmpty() || resuming) && b.tryAcquire(bytes)) return true;
+        if (resuming) deferred.addFirst(r); else deferred.add(r);
+        b.await(this, bytes);
+        return false;
+    }
+
+    /** Called from any thread when budget was released. */
+    void wake() {
+        queue.executor().execute(resume);
+    }
+
+    private void resumeDeferred() {
+        resuming = true;
+        try {
+            while (!deferred.isEmpty() && !closed) {
+                int before = deferred.size();
+                onCommand(deferred.poll());
+                if (deferred.size() >= before) return; // it went back to wait
+            }
+        } finally {
+            resuming = false;
+        }
+    }
+
     @Override
     public void onClosed() {
         closed = true;
+        TargetRequest r;
+        while ((r = deferred.poll()) != null) r.complete(Status.ABORTED_SQ_DELETION, 0);
         if (controller != null) controller.detach(this);
     }
 

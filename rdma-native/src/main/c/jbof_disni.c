@@ -44,16 +44,6 @@
 
 #define DISNI(name) Java_com_ibm_disni_verbs_impl_NativeDispatcher__1##name
 
-static void throw_io(JNIEnv *env, const char *what, int err) {
-    char msg[256];
-    if (err)
-        snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
-    else
-        snprintf(msg, sizeof msg, "%s", what);
-    jclass cls = (*env)->FindClass(env, "java/io/IOException");
-    if (cls) (*env)->ThrowNew(env, cls, msg);
-}
-
 static void set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -193,24 +183,6 @@ JNIEXPORT jint JNICALL DISNI(getCmEvent)(JNIEnv *env, jobject o, jlong channel, 
     *(int64_t *)(intptr_t)id_out = ev->id ? (int64_t)(intptr_t)ev->id : -1;
     rdma_ack_cm_event(ev);
     return event;
-}
-
-static void fill_conn_param(struct rdma_cm_id *cm, struct rdma_conn_param *p, int retry, int rnr_retry) {
-    struct ibv_device_attr attr;
-    memset(p, 0, sizeof *p);
-    memset(&attr, 0, sizeof attr);
-    if (cm->verbs) ibv_query_device(cm->verbs, &attr);
-    p->initiator_depth = attr.max_qp_init_rd_atom;
-    p->responder_resources = attr.max_qp_rd_atom;
-    /* On accept, never more than the peer offered (the connect request's values). */
-    if (cm->context && ((struct cm_extra *)cm->context)->magic == CM_EXTRA_MAGIC) {
-        struct cm_extra *x = cm->context;
-        if (x->initiator_depth && p->responder_resources > x->initiator_depth) p->responder_resources = x->initiator_depth;
-        if (x->responder_resources && p->initiator_depth > x->responder_resources) p->initiator_depth = x->responder_resources;
-    }
-    p->retry_count = (uint8_t)retry;
-    p->rnr_retry_count = (uint8_t)rnr_retry;
-    p->flow_control = 1;
 }
 
 JNIEXPORT void JNICALL DISNI(connect)(JNIEnv *env, jobject o, jlong id, jint retry, jint rnr_retry, jlong pdata, jbyte plen) {

@@ -19,39 +19,6 @@
 
 #define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
 
-static void throw_io(JNIEnv *env, const char *what, int err) {
-    char msg[256];
-    if (err)
-        snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
-    else
-        snprintf(msg, sizeof msg, "%s", what);
-    jclass cls = (*env)->FindClass(env, "java/io/IOException");
-    if (cls) (*env)->ThrowNew(env, cls, msg);
-}
-
-static struct cm_extra *extra(struct rdma_cm_id *cm) {
-    struct cm_extra *x = cm ? cm->context : NULL;
-    return x && x->magic == CM_EXTRA_MAGIC ? x : NULL;
-}
-
-/* Connection parameters for accept: the device's limits, never more than the connect request offered. */
-static void fill_conn_param(struct rdma_cm_id *cm, struct rdma_conn_param *p, int retry, int rnr_retry) {
-    struct ibv_device_attr attr;
-    struct cm_extra *x = extra(cm);
-    memset(p, 0, sizeof *p);
-    memset(&attr, 0, sizeof attr);
-    if (cm->verbs) ibv_query_device(cm->verbs, &attr);
-    p->initiator_depth = attr.max_qp_init_rd_atom;
-    p->responder_resources = attr.max_qp_rd_atom;
-    if (x) {
-        if (x->initiator_depth && p->responder_resources > x->initiator_depth) p->responder_resources = x->initiator_depth;
-        if (x->responder_resources && p->initiator_depth > x->responder_resources) p->initiator_depth = x->responder_resources;
-    }
-    p->retry_count = (uint8_t)retry;
-    p->rnr_retry_count = (uint8_t)rnr_retry;
-    p->flow_control = 1;
-}
-
 JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 1; }
 
 JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
@@ -68,7 +35,7 @@ JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
 }
 
 JNIEXPORT jbyteArray JNICALL JBOF(privateData)(JNIEnv *env, jclass c, jlong id) {
-    struct cm_extra *x = extra((struct rdma_cm_id *)(intptr_t)id);
+    struct cm_extra *x = cm_extra_of((struct rdma_cm_id *)(intptr_t)id);
     jbyteArray out;
     if (!x) return NULL;
     out = (*env)->NewByteArray(env, x->length);
@@ -77,7 +44,7 @@ JNIEXPORT jbyteArray JNICALL JBOF(privateData)(JNIEnv *env, jclass c, jlong id) 
 }
 
 JNIEXPORT jint JNICALL JBOF(eventStatus)(JNIEnv *env, jclass c, jlong id) {
-    struct cm_extra *x = extra((struct rdma_cm_id *)(intptr_t)id);
+    struct cm_extra *x = cm_extra_of((struct rdma_cm_id *)(intptr_t)id);
     return x ? x->status : 0;
 }
 

@@ -360,19 +360,28 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         }
 
         private void postWrites(int n) {
+            postChunks(write, n, false, "WRITE");
+        }
+
+        /**
+         * One RDMA WRITE or READ per page buffer, between the request's chunks and the host's keyed buffer;
+         * {@code signalLast}: only the last asks for a completion (later ones of a queue pair complete in order).
+         */
+        private void postChunks(SVCPostSend call, int n, boolean signalLast, String what) {
             try {
                 for (int c = 0, off = 0; off < n; c++) {
                     int len = Math.min(buffers.bufferSize(), n - off);
-                    SVCPostSend.SendWRMod wr = write.getWrMod(0);
+                    SVCPostSend.SendWRMod wr = call.getWrMod(0);
                     wr.getSgeMod(0).setAddr(buffers.address(chunks[c]));
                     wr.getSgeMod(0).setLength(len);
                     wr.getRdmaMod().setRemote_addr(remoteAddress + off);
                     wr.getRdmaMod().setRkey(rkey);
-                    write.execute();
                     off += len;
+                    if (signalLast) wr.setSend_flags(off == n ? VerbsQueuePair.SIGNALED : 0);
+                    call.execute();
                 }
             } catch (IOException e) {
-                log.warn("RDMA queue {} of {}: posting an RDMA WRITE failed: {}", qid, remote, e.getMessage());
+                log.warn("RDMA queue {} of {}: posting an RDMA {} failed: {}", qid, remote, what, e.getMessage());
                 close("post failed");
             }
         }
@@ -401,22 +410,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
 
         private void postReads() {
             reading = true;
-            try {
-                for (int c = 0, off = 0; off < length; c++) {
-                    int len = Math.min(buffers.bufferSize(), length - off);
-                    SVCPostSend.SendWRMod wr = read.getWrMod(0);
-                    wr.getSgeMod(0).setAddr(buffers.address(chunks[c]));
-                    wr.getSgeMod(0).setLength(len);
-                    wr.getRdmaMod().setRemote_addr(remoteAddress + off);
-                    wr.getRdmaMod().setRkey(rkey);
-                    off += len;
-                    wr.setSend_flags(off == length ? VerbsQueuePair.SIGNALED : 0); // one completion, for the last
-                    read.execute();
-                }
-            } catch (IOException e) {
-                log.warn("RDMA queue {} of {}: posting an RDMA READ failed: {}", qid, remote, e.getMessage());
-                close("post failed");
-            }
+            postChunks(read, length, true, "READ");
         }
 
         void onDataRead() {

@@ -81,12 +81,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
 
     /** A send request built once: {@code opcode} over one local segment; change it through the mods. */
     SVCPostSend sendCall(int opcode, long wrId, long addr, int length, int lkey, int flags) throws IOException {
-        IbvSge sge = new IbvSge();
-        sge.setAddr(addr);
-        sge.setLength(length);
-        sge.setLkey(lkey);
-        LinkedList<IbvSge> sges = new LinkedList<>();
-        sges.add(sge);
+        LinkedList<IbvSge> sges = segment(addr, length, lkey);
         IbvSendWR wr = new IbvSendWR();
         wr.setWr_id(wrId);
         wr.setSg_list(sges);
@@ -98,17 +93,22 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
 
     /** A receive request built once for one buffer; post it again with {@code execute()} after each use. */
     SVCPostRecv recvCall(long wrId, long addr, int length, int lkey) throws IOException {
+        LinkedList<IbvSge> sges = segment(addr, length, lkey);
+        IbvRecvWR wr = new IbvRecvWR();
+        wr.setWr_id(wrId);
+        wr.setSg_list(sges);
+        wr.setNum_sge(1);
+        return qp.postRecv(List.of(wr), null);
+    }
+
+    private static LinkedList<IbvSge> segment(long addr, int length, int lkey) {
         IbvSge sge = new IbvSge();
         sge.setAddr(addr);
         sge.setLength(length);
         sge.setLkey(lkey);
         LinkedList<IbvSge> sges = new LinkedList<>();
         sges.add(sge);
-        IbvRecvWR wr = new IbvRecvWR();
-        wr.setWr_id(wrId);
-        wr.setSg_list(sges);
-        wr.setNum_sge(1);
-        return qp.postRecv(List.of(wr), null);
+        return sges;
     }
 
     @Override

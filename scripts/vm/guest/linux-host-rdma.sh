@@ -4,13 +4,15 @@
 rxe_setup || exit 1
 NQN=nqn.2024-01.io.jbof:interop
 TRANSPORT=rdma TARGET_ADDR=$RDMA_ADDR TARGET_PORT=4420 NS1_BLOCKS=$(( (256 << 20) / 4096 ))
-if start_jbof_target target --listen $RDMA_ADDR:4420 --nqn $NQN --allow-any-host \
+if start_jbof_target target -v --listen $RDMA_ADDR:4420 --nqn $NQN --allow-any-host \
     --namespace /tmp/ns1.img:256M --namespace /tmp/ns2.img:64M,bs=512; then
   pass "jbof target listening over RDMA on $RDMA_ADDR:4420"
 else
   fail "jbof target starts over RDMA"; exit 1
 fi
 linux_host_checks ""
+check "the kernel host asked for remote invalidation and got SEND with Invalidate (no 'Bogus remote invalidation' in dmesg)" \
+  sh -c "grep -q 'SEND with Invalidate' /tmp/target.log && ! dmesg | grep -qi 'bogus remote invalidation'"
 kill -TERM $JBOF_TARGET_PID
 if wait $JBOF_TARGET_PID; then pass "jbof target exits 0 on SIGTERM after the kernel host's session"; else fail "jbof target exit code on SIGTERM"; fi
 echo "---- target log"; cat /tmp/target.log

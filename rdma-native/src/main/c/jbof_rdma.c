@@ -19,7 +19,7 @@
 
 #define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
 
-JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 1; }
+JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 2; }
 
 JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
     int n = 0;
@@ -121,4 +121,29 @@ JNIEXPORT jint JNICALL JBOF(await)(JNIEnv *env, jclass c, jlong channel, jint ef
         }
     }
     return got;
+}
+
+/*
+ * The response capsule by SEND with Invalidate: the host asked (keyed SGL subtype Fh) that the
+ * controller invalidate its key, which saves it a local invalidation. One signaled request, posted
+ * directly: DiSNI's stateful calls cannot change the key to invalidate once built.
+ */
+JNIEXPORT void JNICALL JBOF(postSendInvalidate)(JNIEnv *env, jclass c, jlong qp, jlong wr_id, jlong addr, jint len,
+                                                 jint lkey, jint rkey) {
+    struct ibv_sge sge;
+    struct ibv_send_wr wr, *bad = NULL;
+    int ret;
+    if (!qp) { throw_io(env, "postSendInvalidate: no queue pair", 0); return; }
+    sge.addr = (uint64_t)addr;
+    sge.length = (uint32_t)len;
+    sge.lkey = (uint32_t)lkey;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = (uint64_t)wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND_WITH_INV;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.invalidate_rkey = (uint32_t)rkey;
+    ret = ibv_post_send((struct ibv_qp *)(intptr_t)qp, &wr, &bad);
+    if (ret) throw_io(env, "ibv_post_send (SEND with Invalidate)", ret);
 }

@@ -200,10 +200,15 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
         int base = capsule.readerIndex();
         int cid = capsule.getUnsignedShortLE(base + NvmeCommand.OFF_CID);
         int len = cmd.dataLength();
-        if (!open || freeSendCount == 0 || cid >= entries || len > transferSize) {
+        if (len > transferSize) {
+            // Larger than this queue's registered buffer (the library splits I/O below it; a passthru may not):
+            // that command fails with the NVMe status for it, the queue goes on.
+            loop.execute(() -> completeLocally(cmd, cid, io.jbof.nvme.Status.dnr(io.jbof.nvme.Status.DATA_SGL_LENGTH_INVALID)));
+            return;
+        }
+        if (!open || freeSendCount == 0 || cid >= entries) {
             String why = !open ? "the RDMA queue is closed" : freeSendCount == 0 ? "no free send buffer"
-                    : cid >= entries ? "CID " + cid + " beyond the queue's " + entries + " entries"
-                    : "a " + len + "-byte transfer exceeds the RDMA buffer of " + transferSize + " bytes";
+                    : "CID " + cid + " beyond the queue's " + entries + " entries";
             loop.execute(() -> failCommand(cmd, why));
             return;
         }
@@ -245,6 +250,15 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             failure = e;
             close();
         }
+    }
+
+    private final io.netty.buffer.ByteBuf localCqe = io.netty.buffer.Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
+
+    /** Completes a command that never left this host with {@code status}. */
+    private void completeLocally(HostCommand cmd, int cid, int status) {
+        localCqe.setZero(0, NvmeCompletion.SIZE);
+        NvmeCompletion.write(localCqe, 0, 0, 0, options.qid(), cid, status);
+        cmd.onCompletion(new NvmeCompletion().wrap(localCqe, 0));
     }
 
     private void failCommand(HostCommand cmd, String why) {

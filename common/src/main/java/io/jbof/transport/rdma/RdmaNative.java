@@ -17,7 +17,7 @@ public final class RdmaNative {
     private static String load() {
         try {
             System.loadLibrary("jbofrdma");
-            if (abiVersion() != 1) return "libjbofrdma.so is of another version; rebuild rdma-native";
+            if (abiVersion() != 2) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
             System.loadLibrary("disni");
             return null;
         } catch (UnsatisfiedLinkError e) {
@@ -70,6 +70,9 @@ public final class RdmaNative {
     static native void accept(long cmId, int retry, int rnrRetry, byte[] privateData) throws IOException;
 
     static native void reject(long cmId, byte[] privateData) throws IOException;
+
+    /** Posts the response capsule by SEND with Invalidate of the host's {@code rkey} (signaled). */
+    static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey) throws IOException;
 
     static native int eventFd() throws IOException;
 

@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completions, CmEvents.Handler {
     private static final Logger log = LoggerFactory.getLogger(RdmaTargetConnection.class);
     private static final long KIND_RECV = 1L << 32, KIND_SEND = 2L << 32, KIND_READ = 3L << 32;
+    /** Answer a host that asks for it (keyed SGL subtype Fh) with SEND with Invalidate, as nvmet-rdma does. */
+    private static final boolean REMOTE_INVALIDATE = !"false".equals(System.getProperty("jbof.rdma.remoteInvalidate"));
 
     private final RdmaTargetTransport transport;
     private final RdmaCmId id;
@@ -54,6 +56,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     private TargetQueueHandler handler;
     private boolean closing;
     private boolean torndown;
+    private boolean invalidating;
 
     private int qid = -1;
     private int sqSize = 1;
@@ -214,6 +217,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         int sglStatus;
         long remoteAddress;
         int rkey;
+        boolean invalidate;
         boolean inCapsuleData;
         Object attachment;
         boolean completed;
@@ -255,6 +259,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         private void classify() {
             sglStatus = Status.SUCCESS;
             inCapsuleData = false;
+            invalidate = false;
             int sgl = command.sglIdentifier();
             int type = sgl >>> 4, subtype = sgl & 0xF;
             if (sgl == Sgl.ID_IN_CAPSULE) {
@@ -270,7 +275,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
                 length = command.sglKeyedLength();
                 remoteAddress = command.sglAddress();
                 rkey = command.sglKey();
-                // The host invalidates its key itself when the response comes by plain SEND (Linux does).
+                invalidate = REMOTE_INVALIDATE && subtype == Sgl.SUBTYPE_INVALIDATE_KEY && rkey != 0;
                 if (length > Math.min(buffers.capacityBytes(), transport.maxTransfer())) {
                     sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
                 }
@@ -500,7 +505,16 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             try {
                 recvCalls[recvIndex].execute(); // the capsule is consumed: its buffer takes the next one
                 NvmeCompletion.write(sendMemory.buf, index * NvmeCompletion.SIZE, result, sqHead, Math.max(qid, 0), command.cid(), status);
-                send.execute();
+                if (invalidate) {
+                    if (!invalidating) {
+                        invalidating = true;
+                        log.debug("RDMA queue {} of {}: the host asks for remote invalidation; responses go by SEND with Invalidate", qid, remote);
+                    }
+                    RdmaNative.postSendInvalidate(verbs.qpHandle(), KIND_SEND | index, sendMemory.address + (long) index * NvmeCompletion.SIZE,
+                            NvmeCompletion.SIZE, sendMemory.lkey, rkey);
+                } else {
+                    send.execute();
+                }
             } catch (IOException e) {
                 log.warn("RDMA queue {} of {}: posting the response failed: {}", qid, remote, e.getMessage());
                 close("post failed");

@@ -111,6 +111,11 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
         return sges;
     }
 
+    /** The native ibv_qp, for jbof's own posts (RdmaNative). */
+    long qpHandle() {
+        return ((com.ibm.disni.verbs.impl.NatObject) qp).getObjId();
+    }
+
     @Override
     public int poll() throws IOException {
         if (destroyed) return 0;

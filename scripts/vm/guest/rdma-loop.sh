@@ -7,8 +7,9 @@ HOSTNQN=nqn.2024-01.io.jbof:rdma-host
 # A test-only secret (bytes 0..31, hash 01): the second host must authenticate with DH-HMAC-CHAP over RDMA.
 AUTHHOST=nqn.2024-01.io.jbof:rdma-auth-host
 SECRET='DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:'
-if start_jbof_target target --listen $RDMA_ADDR:4420 --nqn $NQN --allow-host $HOSTNQN --dhchap-secret "$AUTHHOST=$SECRET" \
-    --namespace /tmp/ns1.img:128M --namespace /tmp/ns2.img:32M,bs=512; then
+TARGET_ARGS=(--listen $RDMA_ADDR:4420 --nqn $NQN --allow-host $HOSTNQN --dhchap-secret "$AUTHHOST=$SECRET"
+    --namespace /tmp/ns1.img:128M --namespace /tmp/ns2.img:32M,bs=512)
+if start_jbof_target target "${TARGET_ARGS[@]}"; then
   pass "jbof target listening over RDMA on $RDMA_ADDR:4420"
 else
   fail "jbof target starts over RDMA (see above)"; exit 1
@@ -58,6 +59,18 @@ bench() {
 bench "jbof bench over RDMA: 4k randread QD16" --rw randread --bs 4k --iodepth 16 --runtime 10 -N 1
 bench "jbof bench over RDMA: 128k sequential read QD8" --rw read --bs 128k --iodepth 8 --runtime 10 -N 1
 bench "jbof bench over RDMA: 4k randwrite QD16, verify crc32c" --rw randwrite --bs 4k --iodepth 16 --runtime 10 -N 1 --verify crc32c
+# Reconnect over RDMA: the target is killed (kill -9) and started again on the same address while an
+# initiator runs with --ctrl-loss-tmo; its I/O is held, resent after the reconnect, and the run ends clean.
+$JBOF_JAVA io.jbof.app.JbofMain bench $C --rw randrw --bs 4k --iodepth 8 --runtime 40 -N 1 --verify crc32c \
+    --ctrl-loss-tmo 60 --reconnect-delay 1 --timeout 10000 > /tmp/reconnect-bench.log 2>&1 &
+rb=$!
+wait_for 60 grep -q 'starting 1 job' /tmp/reconnect-bench.log || echo "the reconnecting initiator did not start its job"
+kill -9 $JBOF_TARGET_PID; wait $JBOF_TARGET_PID 2>/dev/null
+if start_jbof_target target-restarted "${TARGET_ARGS[@]}"; then pass "jbof target restarted over RDMA after kill -9"; else fail "jbof target restarts over RDMA"; fi
+if wait $rb; then pass "an initiator with --ctrl-loss-tmo rode out the target's kill -9 and restart over RDMA (bench exit 0, verify clean)"; else fail "the reconnecting initiator (see its log)"; fi
+cat /tmp/reconnect-bench.log
+check "the initiator reconnected over RDMA and resent its held I/O" grep -q 'reconnected to rdma://' /tmp/reconnect-bench.log
+
 # A user's own libdisni (DiSNI's library keeps no CM private data): the target sizes queues at its
 # maximum instead of the host's request, and hosts still connect; the initiator runs on it as well.
 PLAIN="$(echo "$JBOF_JAVA" | sed 's#-Djava.library.path=[^ ]*#-Djava.library.path=/jbof/rdma-native/build/native/plain:/jbof/rdma-native/build/native#')"

@@ -2,7 +2,7 @@
 # Builds (once, cached in .cache/vm) what the qemu guest needs, all from Debian packages:
 #   kernel/   the stock Debian 6.1 kernel (nvme-tcp, nvme-rdma, nvmet*, rdma_rxe as modules), or with
 #             JBOF_VM_KERNEL=backports bookworm-backports' newer one (6.12: NVMe in-band authentication)
-#   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2
+#   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2, libfuse2 + fuse3
 #   initrd.gz a busybox initramfs that loads virtio + 9p and switch_roots into rootfs over virtio-9p
 # Idempotent: each step leaves a stamp file and is skipped when it is there.
 set -euo pipefail
@@ -52,13 +52,16 @@ fi
 kver="$(cat "$cache/kver")"
 
 # ---- root file system ----
-if [[ ! -f "$cache/rootfs.stamp" ]]; then
+# The stamp names the package list: a root made with another list is made again.
+packages=iproute2,kmod,nvme-cli,fio,procps,util-linux,rdma-core,ibverbs-utils,ibverbs-providers,librdmacm1,rdmacm-utils,libaio1,libfuse2,fuse3
+if [[ "$(cat "$cache/rootfs.stamp" 2>/dev/null)" != "$packages" ]]; then
+  rm -f "$cache/modules.stamp"
   log "debootstrap $suite minbase into $cache/rootfs (about a minute)"
   rm -rf "$cache/rootfs"
   debootstrap --variant=minbase \
-    --include=iproute2,kmod,nvme-cli,fio,procps,util-linux,rdma-core,ibverbs-utils,ibverbs-providers,librdmacm1,rdmacm-utils,libaio1 \
+    --include="$packages" \
     "$suite" "$cache/rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 || { log "debootstrap failed; see $cache/debootstrap.log"; exit 1; }
-  touch "$cache/rootfs.stamp"
+  echo "$packages" > "$cache/rootfs.stamp"
 fi
 if [[ ! -f "$cache/modules.stamp" ]]; then
   rm -rf "$cache/rootfs/lib/modules/$kver"

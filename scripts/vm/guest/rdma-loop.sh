@@ -32,6 +32,25 @@ check "jbof write/read at an unaligned offset over RDMA" sh -c "$JBOF_JAVA io.jb
   $JBOF_JAVA io.jbof.app.JbofMain read $C --offset 12345 --length 300001 --output /tmp/back && cmp /tmp/pattern /tmp/back"
 check "the target refuses a host it does not allow (Connect status 0x184)" sh -c "! $JBOF_JAVA io.jbof.app.JbofMain id-ctrl -t rdma -a $RDMA_ADDR -s 4420 -n $NQN --hostnqn nqn.2024-01.io.jbof:stranger 2>&1 | tee /dev/stderr | grep -q '^mn' && \
   grep -q 'stranger' /tmp/target.log"
+# The FUSE mount over RDMA: each namespace a file; bytes written through it read back through the library.
+mkdir -p /mnt/jbof
+modprobe fuse
+$JBOF_JAVA io.jbof.app.JbofMain mount $C /mnt/jbof > /tmp/mount.log 2>&1 &
+mount_pid=$!
+if wait_for 60 grep -q 'jbof mount: mounted' /tmp/mount.log; then
+  head -c 1048576 /dev/urandom > /tmp/fuse-pattern
+  check "FUSE mount over RDMA: dd into ns1 at an unaligned offset (fsync), read back through the mount" sh -c \
+    "dd if=/tmp/fuse-pattern of=/mnt/jbof/ns1 bs=64k seek=4097 oflag=seek_bytes conv=notrunc,fsync status=none && \
+     dd if=/mnt/jbof/ns1 bs=64k skip=4097 iflag=skip_bytes count=16 status=none | cmp - /tmp/fuse-pattern"
+  check "FUSE mount over RDMA: the same bytes through the initiator library" sh -c \
+    "$JBOF_JAVA io.jbof.app.JbofMain read $C --offset 4097 --length 1048576 --output /tmp/fuse-back && cmp /tmp/fuse-back /tmp/fuse-pattern"
+  check "jbof umount ends the RDMA mount" $JBOF_JAVA io.jbof.app.JbofMain umount /mnt/jbof
+  if wait $mount_pid; then pass "the RDMA mount process flushed, shut down and exited 0"; else fail "the RDMA mount process exit code"; fi
+else
+  fail "jbof mount -t rdma mounts (see its log)"
+fi
+cat /tmp/mount.log
+
 # Queue pairs torn down mid-I/O: kill -9 one initiator in the middle of its run while another verifies
 # its data on the same target; only the dead one's commands end, and the target serves a new one after.
 $JBOF_JAVA io.jbof.app.JbofMain verify $C -i 2 -N 2 --size 16M --iodepth 16 --rounds 3 --destroy-data > /tmp/survivor.log 2>&1 &

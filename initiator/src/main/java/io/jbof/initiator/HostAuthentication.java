@@ -145,18 +145,6 @@ final class HostAuthentication {
         NvmeController.await(r.future, "Authentication Receive from " + where);
         byte[] m = new byte[RECEIVE_SIZE];
         buf.getBytes(0, m);
-        return trim(m);
-    }
-
-    /** The message's own length, from its header (the rest of the buffer is unused). */
-    private static byte[] trim(byte[] m) {
-        ByteBuffer b = AuthMessages.le(m);
-        int type = m[0] & 0xFF, id = m[1] & 0xFF;
-        int len;
-        if (type == AuthMessages.TYPE_COMMON) len = AuthMessages.FAILURE_SIZE;
-        else if (id == AuthMessages.CHALLENGE) len = AuthMessages.HEADER + (b.get(6) & 0xFF) + (b.getShort(10) & 0xFFFF);
-        else if (id == AuthMessages.SUCCESS1) len = AuthMessages.HEADER + ((m[8] & 0xFF) == 1 ? b.get(6) & 0xFF : 0);
-        else len = AuthMessages.HEADER;
-        return Arrays.copyOf(m, Math.min(len, m.length));
+        return Arrays.copyOf(m, Math.min(AuthMessages.length(m), m.length)); // the rest of the buffer is unused
     }
 }

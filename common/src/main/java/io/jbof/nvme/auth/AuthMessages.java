@@ -34,6 +34,15 @@ public final class AuthMessages {
     public static int id(byte[] m) { return m.length > 1 ? m[1] & 0xFF : -1; }
     public static int tid(byte[] m) { return m.length >= 6 ? le(m).getShort(4) & 0xFFFF : -1; }
 
+    /** The length of a controller-to-host message (challenge, success1, failure) from its own header. */
+    public static int length(byte[] m) {
+        ByteBuffer b = le(m);
+        if (type(m) == TYPE_COMMON) return FAILURE_SIZE;
+        if (id(m) == CHALLENGE) return HEADER + (b.get(6) & 0xFF) + (b.getShort(10) & 0xFFFF);
+        if (id(m) == SUCCESS1) return HEADER + ((m[8] & 0xFF) == 1 ? b.get(6) & 0xFF : 0);
+        return HEADER;
+    }
+
     /** AUTH_Negotiate with one DH-HMAC-CHAP descriptor listing the hashes and groups offered. */
     public static byte[] negotiate(int tid, int[] hashes, int[] groups) {
         byte[] m = new byte[NEGOTIATE_HEADER + DESCRIPTOR];

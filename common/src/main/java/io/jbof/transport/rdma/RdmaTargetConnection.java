@@ -315,6 +315,11 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
                 return;
             }
             chunkCount = chunksFor(n);
+            copyAndWrite(data, n);
+        }
+
+        /** Copies {@code n} bytes of {@code data} into the request's page buffers, releases it, writes them to the host. */
+        private void copyAndWrite(ByteBuf data, int n) {
             try {
                 for (int c = 0, off = 0; off < n; c++) {
                     int len = Math.min(buffers.bufferSize(), n - off);
@@ -454,16 +459,10 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             if (pendingData != null) {
                 ByteBuf d = pendingData;
                 pendingData = null;
-                buffers.take(chunksFor(d.readableBytes()), chunks);
-                chunkCount = chunksFor(d.readableBytes());
-                for (int c = 0, off = 0, n = d.readableBytes(); off < n; c++) {
-                    int len = Math.min(buffers.bufferSize(), n - off);
-                    buffers.memory.buf.setBytes(buffers.pool.offset(chunks[c]), d, d.readerIndex() + off, len);
-                    off += len;
-                }
                 int n = d.readableBytes();
-                d.release();
-                postWrites(n);
+                buffers.take(chunksFor(n), chunks);
+                chunkCount = chunksFor(n);
+                copyAndWrite(d, n);
             } else if (pendingFile != null) {
                 FileChannel f = pendingFile;
                 pendingFile = null;

@@ -33,7 +33,8 @@ public final class RdmaTargetTransport implements AutoCloseable {
     private final RdmaEventLoopGroup loops;
     private final CmEvents cm;
     private final Map<Long, IbvPd> domains = new ConcurrentHashMap<>();
-    private final Map<String, DataBufferPool> pools = new ConcurrentHashMap<>();
+    /** Per event loop, per device context: the loop's registered page buffers. */
+    private final Map<RdmaEventLoop, Map<Long, DataBufferPool>> pools = new ConcurrentHashMap<>();
     private final Map<RdmaCmId, RdmaTargetConnection> connections = new ConcurrentHashMap<>();
     private final List<RdmaCmId> listeners = new ArrayList<>();
     private volatile boolean accepting = true;
@@ -96,11 +97,12 @@ public final class RdmaTargetTransport implements AutoCloseable {
 
     /** The loop's page-buffer pool for a device; created and registered once. On the loop. */
     private DataBufferPool pool(RdmaEventLoop loop, IbvContext ctx) throws IOException {
-        String key = System.identityHashCode(loop) + "/" + ((NatObject) ctx).getObjId();
-        DataBufferPool p = pools.get(key);
+        Map<Long, DataBufferPool> mine = pools.computeIfAbsent(loop, l -> new ConcurrentHashMap<>());
+        long key = ((NatObject) ctx).getObjId();
+        DataBufferPool p = mine.get(key);
         if (p == null) {
             p = new DataBufferPool(domain(ctx), options.buffersPerLoop(), options.bufferSize());
-            pools.put(key, p);
+            mine.put(key, p);
             log.debug("registered {} page buffers of {} KiB for an RDMA event loop", options.buffersPerLoop(), options.bufferSize() / 1024);
         }
         return p;
@@ -202,7 +204,7 @@ public final class RdmaTargetTransport implements AutoCloseable {
                 log.debug("tearing down an RDMA queue: {}", e.toString());
             }
         }
-        for (DataBufferPool p : pools.values()) p.close();
+        for (Map<Long, DataBufferPool> m : pools.values()) for (DataBufferPool p : m.values()) p.close();
         for (IbvPd pd : domains.values()) {
             try {
                 pd.deallocPd();

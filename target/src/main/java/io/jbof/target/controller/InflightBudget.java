@@ -22,6 +22,7 @@ public final class InflightBudget {
     }
 
     public long limit() { return limit; }
+    /** Bytes in flight now (counted only when bounded). */
     public long used() { return used.get(); }
     /** How many times a queue had to wait for the budget. */
     public long waits() { return waits.get(); }
@@ -29,9 +30,10 @@ public final class InflightBudget {
     public long peak() { return peak.get(); }
 
     boolean tryAcquire(long n) {
+        if (limit <= 0) return true; // unbounded: no shared counter touched per I/O
         for (;;) {
             long u = used.get();
-            if (limit > 0 && u > 0 && u + n > limit) return false;
+            if (u > 0 && u + n > limit) return false;
             if (used.compareAndSet(u, u + n)) {
                 peak.accumulateAndGet(u + n, Math::max);
                 return true;
@@ -40,9 +42,8 @@ public final class InflightBudget {
     }
 
     void release(long n) {
-        if (n <= 0) return;
+        if (limit <= 0 || n <= 0) return;
         used.addAndGet(-n);
-        if (limit <= 0) return;
         QueueSession s;
         while ((s = waiting.poll()) != null) s.wake();
     }

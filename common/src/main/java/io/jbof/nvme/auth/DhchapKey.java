@@ -2,9 +2,6 @@ package io.jbof.nvme.auth;
 
 import javax.crypto.Mac;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Base64;
-import java.util.zip.CRC32;
 
 /**
  * A DH-HMAC-CHAP secret in the representation the Linux tools use (nvme gen-dhchap-key):
@@ -36,34 +33,13 @@ public final class DhchapKey {
             throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash '" + parts[1] + "' is not 00..03");
         }
         if (hash < 0 || hash > 3) throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash " + hash + " is not 00..03");
-        byte[] raw;
-        try {
-            raw = Base64.getDecoder().decode(parts[2]);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("DH-HMAC-CHAP secret: the key is not base64");
-        }
-        int len = raw.length - 4;
-        if (len != 32 && len != 48 && len != 64) {
-            throw new IllegalArgumentException("DH-HMAC-CHAP secret: a key has 32, 48 or 64 bytes, not " + Math.max(len, 0));
-        }
-        byte[] key = Arrays.copyOf(raw, len);
-        int crc = (raw[len] & 0xFF) | (raw[len + 1] & 0xFF) << 8 | (raw[len + 2] & 0xFF) << 16 | (raw[len + 3] & 0xFF) << 24;
-        if (crc != crc32(key)) throw new IllegalArgumentException("DH-HMAC-CHAP secret: CRC mismatch (the secret is damaged)");
+        byte[] key = io.jbof.nvme.KeyInterchange.decode(parts[2], "DH-HMAC-CHAP secret", 32, 48, 64);
         return new DhchapKey(key, hash);
     }
 
     /** The representation of a key: what {@code nvme gen-dhchap-key} prints. */
     public static String format(byte[] key, int hashId) {
-        byte[] raw = Arrays.copyOf(key, key.length + 4);
-        int crc = crc32(key);
-        for (int i = 0; i < 4; i++) raw[key.length + i] = (byte) (crc >>> (8 * i));
-        return String.format("DHHC-1:%02x:%s:", hashId, Base64.getEncoder().encodeToString(raw));
-    }
-
-    private static int crc32(byte[] b) {
-        CRC32 c = new CRC32();
-        c.update(b);
-        return (int) c.getValue();
+        return String.format("DHHC-1:%02x:%s:", hashId, io.jbof.nvme.KeyInterchange.encode(key));
     }
 
     public int hashId() {

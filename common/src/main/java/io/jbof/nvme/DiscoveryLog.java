@@ -33,6 +33,10 @@ public final class DiscoveryLog {
     public static final int SUBTYPE_CURRENT_DISCOVERY = 3;
     /** TREQ bits 1:0 = 10b: a secure channel is not required. */
     public static final int TREQ_SECURE_NOT_REQUIRED = 0x2;
+    /** TREQ bits 1:0 = 01b: a secure channel is required. */
+    public static final int TREQ_SECURE_REQUIRED = 0x1;
+    /** NVMe/TCP TSAS byte 0, SECTYPE: TLS 1.3 (0: none). */
+    public static final int TCP_SECTYPE_TLS13 = 2;
 
     public static String transportName(int trtype) {
         switch (trtype) {

@@ -15,6 +15,9 @@ public interface TargetQueue {
     /** The peer, for logs and access decisions. */
     String remoteAddress();
 
+    /** The TLS PSK identity this queue's host proved (NVMe/TCP over TLS), or null on a plain queue. */
+    default io.jbof.nvme.tls.TlsPskIdentity tlsIdentity() { return null; }
+
     /** In-capsule data the transport accepts on this queue, in bytes. */
     int inCapsuleDataSize();
 

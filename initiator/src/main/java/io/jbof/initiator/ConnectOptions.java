@@ -2,6 +2,8 @@ package io.jbof.initiator;
 
 import io.jbof.nvme.Nqn;
 import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskDerivation;
+import io.jbof.nvme.tls.TlsPskKey;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -36,6 +38,31 @@ public final class ConnectOptions {
     public final DhchapKey dhchapKey;
     /** The controller's secret: with it the host authenticates the target too (bidirectional), or null. */
     public final DhchapKey dhchapCtrlKey;
+    /** The configured TLS PSK: with it NVMe/TCP runs over TLS 1.3 (NVMe/TCP 3.6), or null. */
+    public final TlsPskKey tlsKey;
+    /** PSK identity version offered: 1 (with the PSK digest, NVMe/TCP 2.0) or 0 (NVMe/TCP 1.0c). */
+    public final int tlsIdentityVersion;
+    /** HKDF label encoding of the TLS PSK derivation (legacy: libnvme 1.x's). */
+    public final TlsPskDerivation.Labels tlsLabels;
+    /** Which hash a SHA-384 TLS PSK is bound to in the ClientHello. */
+    public final TlsBinder tlsBinder;
+
+    /**
+     * IDENTITY: the PSK's own hash (the specification); SHA256: SHA-256 always, as tlshd with gnutls
+     * before 3.8.10 (Debian 13) does; AUTO: the PSK's hash, else SHA-256 if the target refuses it.
+     */
+    public enum TlsBinder {
+        AUTO, IDENTITY, SHA256;
+
+        public static TlsBinder parse(String s) {
+            switch (s.toLowerCase(java.util.Locale.ROOT)) {
+                case "auto": return AUTO;
+                case "identity": case "sha384": return IDENTITY;
+                case "sha256": return SHA256;
+                default: throw new IllegalArgumentException("--tls-binder '" + s + "' is not auto, identity or sha256");
+            }
+        }
+    }
 
     private ConnectOptions(Builder b) {
         this.transport = b.transport;
@@ -56,6 +83,15 @@ public final class ConnectOptions {
         this.fastIoFailMillis = b.fastIoFailMillis;
         this.dhchapKey = b.dhchapKey;
         this.dhchapCtrlKey = b.dhchapCtrlKey;
+        this.tlsKey = b.tlsKey;
+        this.tlsIdentityVersion = b.tlsIdentityVersion;
+        this.tlsLabels = b.tlsLabels;
+        this.tlsBinder = b.tlsBinder;
+    }
+
+    /** The TLS identity and PSK this host offers to this subsystem; null without a TLS key. */
+    public TlsPskDerivation.Derived tls() {
+        return tlsKey == null ? null : TlsPskDerivation.derive(tlsKey, hostNqn, subsystemNqn, tlsIdentityVersion, tlsLabels);
     }
 
     /**
@@ -112,6 +148,10 @@ public final class ConnectOptions {
         b.fastIoFailMillis = fastIoFailMillis;
         b.dhchapKey = dhchapKey;
         b.dhchapCtrlKey = dhchapCtrlKey;
+        b.tlsKey = tlsKey;
+        b.tlsIdentityVersion = tlsIdentityVersion;
+        b.tlsLabels = tlsLabels;
+        b.tlsBinder = tlsBinder;
         return b;
     }
 
@@ -134,7 +174,16 @@ public final class ConnectOptions {
         private int fastIoFailMillis = -1;
         private DhchapKey dhchapKey;
         private DhchapKey dhchapCtrlKey;
+        private TlsPskKey tlsKey;
+        private int tlsIdentityVersion = 1;
+        private TlsPskDerivation.Labels tlsLabels = TlsPskDerivation.Labels.LEGACY;
+        private TlsBinder tlsBinder = TlsBinder.AUTO;
 
+        /** Configured TLS PSK ({@code NVMeTLSkey-1:...}): NVMe/TCP over TLS 1.3; null for plain TCP. */
+        public Builder tlsKey(String k) { this.tlsKey = k == null ? null : TlsPskKey.parse(k); return this; }
+        public Builder tlsIdentityVersion(int v) { this.tlsIdentityVersion = v; return this; }
+        public Builder tlsLabels(TlsPskDerivation.Labels l) { this.tlsLabels = l; return this; }
+        public Builder tlsBinder(TlsBinder b) { this.tlsBinder = b; return this; }
         public Builder transport(String t) { this.transport = t; return this; }
         /** DH-HMAC-CHAP secret of this host ({@code DHHC-1:...}); null for none. */
         public Builder dhchapSecret(String s) { this.dhchapKey = s == null ? null : DhchapKey.parse(s); return this; }
@@ -166,6 +215,8 @@ public final class ConnectOptions {
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
             if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
             if (dhchapCtrlKey != null && dhchapKey == null) throw new IllegalArgumentException("--dhchap-ctrl-secret needs --dhchap-secret too");
+            if (tlsKey != null && !"tcp".equals(transport)) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls-key or use -t tcp");
+            if (tlsIdentityVersion != 0 && tlsIdentityVersion != 1) throw new IllegalArgumentException("--tls-identity must be 0 or 1");
             if (!"tcp".equals(transport) && !"rdma".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is unknown; use tcp or rdma");
             return new ConnectOptions(this);
         }

@@ -43,6 +43,10 @@ public final class NvmeController implements AutoCloseable {
     private final ConnectOptions options;
     private final HostTransport transport;
     private final boolean ownsTransport;
+    /** TLS identity and PSK (derived once per controller), or null for plain NVMe/TCP. */
+    private final io.jbof.nvme.tls.TlsPskDerivation.Derived tls;
+    /** Bind the SHA-384 PSK to SHA-256 (see {@link #probeTlsBinder}). */
+    private volatile boolean tlsSha256Binder;
     /** Replaced by a new queue on every reconnect (its commands are not resent; I/O queues keep theirs). */
     private volatile QueuePair admin;
     private final List<QueuePair> ioQueues = new ArrayList<>();
@@ -63,6 +67,8 @@ public final class NvmeController implements AutoCloseable {
         this.options = options;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
+        this.tls = options.tls();
+        this.tlsSha256Binder = options.tlsBinder == ConnectOptions.TlsBinder.SHA256;
     }
 
     /** Connects the admin queue, enables the controller, identifies it, connects I/O queues, lists namespaces. */
@@ -97,6 +103,7 @@ public final class NvmeController implements AutoCloseable {
     }
 
     private void start() throws IOException {
+        probeTlsBinder();
         bringUpAdmin();
         startKeepAlive();
         if (info.controllerType() == io.jbof.nvme.IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
@@ -217,7 +224,37 @@ public final class NvmeController implements AutoCloseable {
     }
 
     private HostConnectionOptions connectionOptions() {
-        return new HostConnectionOptions(options.address, options.port, options.headerDigest, options.dataDigest, options.connectTimeoutMillis);
+        return new HostConnectionOptions(options.address, options.port, options.headerDigest, options.dataDigest, options.connectTimeoutMillis)
+                .withTls(tls, tlsSha256Binder);
+    }
+
+    /**
+     * A SHA-384 PSK should be bound to SHA-384 (NVMe/TCP 3.6.1.2); tlshd built with gnutls before 3.8.10
+     * (Debian 13's Linux target) binds every PSK to SHA-256 and fails any other binder. With
+     * {@code --tls-binder auto} one probe connection finds out which the target takes, before the queues.
+     */
+    private void probeTlsBinder() throws IOException {
+        if (tls == null || tls.identity().cipher() != 2 || options.tlsBinder != ConnectOptions.TlsBinder.AUTO) return;
+        HostConnection.Listener none = new HostConnection.Listener() {
+            @Override public io.jbof.transport.HostCommand lookup(int cid) { return null; }
+            @Override public void onClosed(Throwable cause) { }
+        };
+        IOException first;
+        try {
+            await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
+            return;
+        } catch (IOException e) {
+            if (!String.valueOf(e.getMessage()).contains("TLS handshake")) throw e;
+            first = e;
+        }
+        tlsSha256Binder = true;
+        try {
+            await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
+            log.info("{}: the target takes the SHA-384 PSK only with a SHA-256 binder (tlshd with gnutls before 3.8.10); using that", where());
+        } catch (IOException e) {
+            tlsSha256Binder = false;
+            throw first;
+        }
     }
 
     private HostConnection open(QueuePair qp) throws IOException {

@@ -19,6 +19,9 @@ import io.jbof.transport.rdma.RdmaTargetTransport;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.TcpTargetOptions;
 import io.jbof.transport.tcp.TcpTargetTransport;
+import io.jbof.transport.tcp.tls.TlsMode;
+import io.jbof.nvme.tls.TlsPskDerivation;
+import io.jbof.nvme.tls.TlsPskIdentity;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,11 +53,15 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private final List<PortInfo> ports = new ArrayList<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private final TcpTargetTransport tcp;
+    private final TlsMode tlsMode;
+    private final TlsPskDerivation.Labels tlsLabels;
     private final RdmaTargetTransport rdma;
     private final InflightBudget inflight;
     private volatile boolean closed;
 
     private TargetServer(TargetConfig cfg) throws IOException {
+        this.tlsMode = tlsMode(cfg);
+        this.tlsLabels = TlsPskDerivation.Labels.parse(cfg.tlsHkdf == null ? "legacy" : cfg.tlsHkdf);
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         this.controllers = new ControllerRegistry(cfg.maxControllers);
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
@@ -65,7 +72,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                     RdmaTargetOptions.DEFAULT_BUFFER_SIZE, RdmaTargetOptions.DEFAULT_BUFFERS), limits.maxTransferBytes(), cfg.ioThreads);
         } else {
             this.rdma = null;
-            this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests), cfg.ioThreads);
+            this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests)
+                    .withTls(tlsMode, this::tlsKeyFor), cfg.ioThreads);
         }
     }
 
@@ -105,9 +113,13 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 String hp = Nqn.problem(h);
                 if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
             }
-            if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && !loopbackOnly) {
+            if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && s.tlsKeys.isEmpty() && !loopbackOnly) {
                 throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
                         + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
+            }
+            for (String h : s.tlsKeys.keySet()) {
+                String hp = Nqn.problem(h);
+                if (hp != null) throw new IllegalArgumentException("--tls-key host NQN: " + hp);
             }
             if (s.namespaces.isEmpty()) throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
             for (String h : s.dhchapCtrlSecrets.keySet()) {
@@ -120,14 +132,18 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     private void openSubsystems(TargetConfig cfg) throws IOException {
         for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
-            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty();
+            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
             Set<String> hosts = new HashSet<>(sc.hosts);
             hosts.addAll(sc.dhchapSecrets.keySet());
+            hosts.addAll(sc.tlsKeys.keySet());
             Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
+            for (Map.Entry<String, String> e : sc.tlsKeys.entrySet()) {
+                s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), io.jbof.nvme.tls.TlsPskKey::parse));
+            }
             for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
                 String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
-                s.dhchapKeys(e.getKey(), dhchapKey(e.getValue(), "--dhchap-secret for " + e.getKey()),
-                        ctrl == null ? null : dhchapKey(ctrl, "--dhchap-ctrl-secret for " + e.getKey()));
+                s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), io.jbof.nvme.auth.DhchapKey::parse),
+                        ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), io.jbof.nvme.auth.DhchapKey::parse));
             }
             subsystems.put(s.nqn(), s);
             int next = 1;
@@ -143,14 +159,45 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         }
     }
 
-    /** A secret given inline or as @FILE; the message never repeats the secret. */
-    private static io.jbof.nvme.auth.DhchapKey dhchapKey(String value, String what) throws IOException {
-        String secret = value.startsWith("@") ? java.nio.file.Files.readString(Path.of(value.substring(1))).trim() : value;
+    /** A secret or key given inline or as @FILE, parsed; the message never repeats it. */
+    private static <T> T secret(String value, String what, java.util.function.Function<String, T> parse) throws IOException {
+        String text = value.startsWith("@") ? java.nio.file.Files.readString(Path.of(value.substring(1))).trim() : value;
         try {
-            return io.jbof.nvme.auth.DhchapKey.parse(secret);
+            return parse.apply(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": " + e.getMessage());
         }
+    }
+
+    private static TlsMode tlsMode(TargetConfig cfg) {
+        boolean keys = cfg.subsystems.stream().anyMatch(s -> !s.tlsKeys.isEmpty());
+        TlsMode mode = cfg.tls == null ? (keys ? TlsMode.REQUIRED : TlsMode.OFF) : TlsMode.parse(cfg.tls);
+        if (mode != TlsMode.OFF && !keys) throw new IllegalArgumentException("--tls " + cfg.tls + " needs a key: add --tls-key HOSTNQN=KEY");
+        if (mode != TlsMode.OFF && "rdma".equals(cfg.transport)) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
+        return mode;
+    }
+
+    /**
+     * The TLS PSK of an identity a host offers: the host's configured key on that subsystem (on the
+     * discovery subsystem, its key on any subsystem), derived for the identity's version and hash.
+     */
+    private TlsPskDerivation.Derived tlsKeyFor(TlsPskIdentity id) {
+        if (id.generated()) return null; // generated PSKs come from secure concatenation, which is not offered
+        io.jbof.nvme.tls.TlsPskKey key = null;
+        if (Nqn.DISCOVERY.equals(id.subsysNqn())) {
+            for (Subsystem s : subsystems.values()) if ((key = s.tlsKey(id.hostNqn())) != null) break;
+        } else {
+            Subsystem s = subsystems.get(id.subsysNqn());
+            if (s != null) key = s.tlsKey(id.hostNqn());
+        }
+        if (key == null || key.cipher() != id.cipher()) return null;
+        TlsPskDerivation.Derived d = TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), id.version(), tlsLabels);
+        if (id.version() == 1 && !d.identity().equals(id)) {
+            // A version 1 digest tells which label encoding the host derived with: accept either.
+            TlsPskDerivation.Derived other = TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), 1, tlsLabels.other());
+            if (other.identity().equals(id)) return other;
+        }
+        return d;
     }
 
     private void listen(TargetConfig cfg) throws IOException, InterruptedException {
@@ -170,7 +217,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
             }
             bound.add(got);
-            ports.add(new PortInfo(portId++, cfg.transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address));
+            ports.add(new PortInfo(portId++, cfg.transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
         }
     }
 

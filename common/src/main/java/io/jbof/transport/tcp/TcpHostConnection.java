@@ -258,7 +258,9 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         open = false;
         syntheticCqe.release();
         IOException cause = failure instanceof IOException ? (IOException) failure
-                : new IOException("connection to " + ctx.channel().remoteAddress() + " closed", failure);
+                : new IOException("connection to " + ctx.channel().remoteAddress() + " closed"
+                        + (ready.isDone() || failure != null || ctx.pipeline().get("tls") != null ? ""
+                                : " before its ICResp (a target that requires TLS closes plain connections: give --tls-key)"), failure);
         if (!ready.isDone()) ready.completeExceptionally(cause);
         listener.onClosed(cause);
     }

@@ -3,6 +3,8 @@ package io.jbof.transport.tcp;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
+import io.jbof.transport.tcp.tls.TlsPskClientPeer;
+import io.jbof.transport.tcp.tls.TlsPskHandler;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -49,6 +51,7 @@ public final class TcpHostTransport implements HostTransport {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         PduDecoder decoder = new PduDecoder(false, Pdu.IC_LENGTH);
+                        if (o.tls() != null) ch.pipeline().addLast("tls", TlsPskHandler.client(new TlsPskClientPeer(o.tls(), o.tlsSha256Binder())));
                         ch.pipeline().addLast("pdu-decoder", decoder);
                         ch.pipeline().addLast("nvme-tcp-host",
                                 new TcpHostConnection(listener, decoder, o.headerDigest(), o.dataDigest(), ready));
@@ -64,7 +67,7 @@ public final class TcpHostTransport implements HostTransport {
         group.schedule(() -> {
             if (!ready.isDone()) {
                 ready.completeExceptionally(new TimeoutException("no ICResp from " + o.address() + ":" + o.port()
-                        + " within " + o.connectTimeoutMillis() + " ms"));
+                        + " within " + o.connectTimeoutMillis() + " ms" + (o.tls() != null ? " (TLS handshake included)" : "")));
                 f.channel().close();
             }
         }, o.connectTimeoutMillis(), TimeUnit.MILLISECONDS);

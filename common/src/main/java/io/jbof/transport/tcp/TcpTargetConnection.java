@@ -75,6 +75,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     @Override public EventExecutor executor() { return ctx.executor(); }
     @Override public String transportName() { return "tcp"; }
     @Override public String remoteAddress() { return remote; }
+    @Override public io.jbof.nvme.tls.TlsPskIdentity tlsIdentity() {
+        return ctx == null ? null : ctx.channel().attr(io.jbof.transport.tcp.tls.TlsPskHandler.IDENTITY).get();
+    }
     @Override public int inCapsuleDataSize() { return options.inCapsuleDataSize(); }
 
     @Override

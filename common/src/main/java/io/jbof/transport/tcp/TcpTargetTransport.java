@@ -1,6 +1,9 @@
 package io.jbof.transport.tcp;
 
 import io.jbof.transport.TargetQueueAcceptor;
+import io.jbof.transport.tcp.tls.TlsMode;
+import io.jbof.transport.tcp.tls.TlsPskHandler;
+import io.jbof.transport.tcp.tls.TlsPskServerPeer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -42,6 +45,9 @@ public final class TcpTargetTransport implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         PduDecoder decoder = new PduDecoder(true, Pdu.IC_LENGTH);
+                        if (options.tls() != TlsMode.OFF) {
+                            ch.pipeline().addLast("tls", TlsPskHandler.server(options.tls(), new TlsPskServerPeer(options.tlsKeys())));
+                        }
                         ch.pipeline().addLast("pdu-decoder", decoder);
                         ch.pipeline().addLast("nvme-tcp-target", new TcpTargetConnection(acceptor, options, decoder));
                     }

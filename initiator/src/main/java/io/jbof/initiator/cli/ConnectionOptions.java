@@ -63,6 +63,25 @@ public final class ConnectionOptions {
             description = "The controller's DH-HMAC-CHAP secret (DHHC-1:..., or @FILE): authenticate the target too.")
     public String dhchapCtrlSecret;
 
+    @Option(names = "--tls-key", paramLabel = "KEY",
+            description = "Configured TLS PSK (NVMeTLSkey-1:..., or @FILE; jbof gen-tls-key or nvme gen-tls-key makes one): "
+                    + "NVMe/TCP over TLS 1.3 with that key.")
+    public String tlsKey;
+
+    @Option(names = "--tls-identity", paramLabel = "0|1", defaultValue = "1",
+            description = "PSK identity version offered: 1 (with the PSK digest, NVMe/TCP 2.0; default) or 0 (NVMe/TCP 1.0c).")
+    public int tlsIdentity;
+
+    @Option(names = "--tls-hkdf", paramLabel = "legacy|rfc8446", defaultValue = "legacy",
+            description = "HKDF label encoding of the TLS PSK derivation: legacy (libnvme 1.x / nvme-cli 2.x; default) or rfc8446 "
+                    + "(libnvme versions with a --compat option, without it).")
+    public String tlsHkdf;
+
+    @Option(names = "--tls-binder", paramLabel = "auto|identity|sha256", defaultValue = "auto",
+            description = "Hash a SHA-384 PSK is bound to: identity (SHA-384, as specified), sha256 (as tlshd with gnutls before 3.8.10, "
+                    + "e.g. Debian 13, does), or auto (default: identity, else sha256 if the target refuses it).")
+    public String tlsBinder;
+
     @Option(names = {"-v", "--verbose"}, description = "Log protocol detail to stderr.")
     public boolean verbose;
 
@@ -96,6 +115,12 @@ public final class ConnectionOptions {
             b.dhchapCtrlSecret(secret(dhchapCtrlSecret));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--dhchap-ctrl-secret: " + e.getMessage());
+        }
+        try {
+            b.tlsKey(secret(tlsKey)).tlsIdentityVersion(tlsIdentity).tlsLabels(io.jbof.nvme.tls.TlsPskDerivation.Labels.parse(tlsHkdf))
+                    .tlsBinder(ConnectOptions.TlsBinder.parse(tlsBinder));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--tls-key: " + e.getMessage());
         }
         if (hostid != null) {
             try {

@@ -28,6 +28,7 @@ public final class DiscoverCommand implements Callable<Integer> {
                 System.out.println("trsvcid: " + e.trsvcid());
                 System.out.println("subnqn:  " + e.subnqn());
                 System.out.println("traddr:  " + e.traddr());
+                if (e.trtype() == io.jbof.nvme.DiscoveryLog.TRTYPE_TCP) System.out.println("sectype: " + e.sectype());
             }
         }
         return 0;

@@ -55,6 +55,19 @@ public final class TargetMain implements Callable<Integer> {
             description = "The controller's secret for this host: lets the host authenticate the target too (bidirectional); repeatable.")
     List<String> dhchapCtrlSecrets = new ArrayList<>();
 
+    @Option(names = "--tls-key", paramLabel = "HOSTNQN=KEY",
+            description = "This host's configured TLS PSK (NVMeTLSkey-1:..., as nvme gen-tls-key or jbof gen-tls-key prints, or @FILE); repeatable. The host is allowed.")
+    List<String> tlsKeys = new ArrayList<>();
+
+    @Option(names = "--tls", paramLabel = "off|optional|required",
+            description = "NVMe/TCP over TLS 1.3 (PSK): required (the default once a --tls-key is given), optional (TLS when the host starts it) or off.")
+    String tls;
+
+    @Option(names = "--tls-hkdf", paramLabel = "legacy|rfc8446",
+            description = "HKDF label encoding of TLS PSK derivations: legacy (libnvme 1.x / nvme-cli 2.x; default) or rfc8446. "
+                    + "Version 1 identities of hosts using the other one are recognised by their digest.")
+    String tlsHkdf;
+
     @Option(names = {"-t", "--transport"}, paramLabel = "tcp|rdma", description = "Transport: tcp (default) or rdma (RDMA CM; listen on an RDMA device's address).")
     String transport;
 
@@ -113,6 +126,8 @@ public final class TargetMain implements Callable<Integer> {
         if (maxControllers != null) cfg.maxControllers = maxControllers;
         if (noDigests) cfg.digests = false;
         if (maxInflightBytes != null) cfg.maxInflightBytes = maxInflightBytes;
+        if (tls != null) cfg.tls = tls;
+        if (tlsHkdf != null) cfg.tlsHkdf = tlsHkdf;
         Map<String, TargetConfig.SubsystemConfig> byNqn = new LinkedHashMap<>();
         for (TargetConfig.SubsystemConfig s : cfg.subsystems) byNqn.put(s.nqn, s);
         for (String n : nqns) byNqn.computeIfAbsent(n, k -> {
@@ -138,6 +153,7 @@ public final class TargetMain implements Callable<Integer> {
                 if (allowAnyHost) s.allowAnyHost = true;
                 for (String e : dhchapSecrets) put(s.dhchapSecrets, e, "--dhchap-secret");
                 for (String e : dhchapCtrlSecrets) put(s.dhchapCtrlSecrets, e, "--dhchap-ctrl-secret");
+                for (String e : tlsKeys) put(s.tlsKeys, e, "--tls-key");
             }
         }
         return cfg;
@@ -145,7 +161,10 @@ public final class TargetMain implements Callable<Integer> {
 
     private static void put(Map<String, String> m, String entry, String option) {
         int eq = entry.indexOf('=');
-        if (eq <= 0) throw new IllegalArgumentException(option + " takes HOSTNQN=SECRET, not '" + entry.replaceAll("DHHC-1:.*", "DHHC-1:...") + "'");
+        if (eq <= 0) {
+            throw new IllegalArgumentException(option + " takes HOSTNQN=" + (option.startsWith("--tls") ? "KEY" : "SECRET") + ", not '"
+                    + entry.replaceAll("DHHC-1:.*", "DHHC-1:...").replaceAll("NVMeTLSkey-1:.*", "NVMeTLSkey-1:...") + "'");
+        }
         m.put(entry.substring(0, eq), entry.substring(eq + 1));
     }
 

@@ -27,6 +27,10 @@ public final class TargetConfig {
     public boolean digests = true;
     /** Data bytes of Read/Write commands in progress target-wide (e.g. "256M"); commands beyond wait. Null or 0: no bound. */
     public String maxInflightBytes;
+    /** NVMe/TCP over TLS 1.3: "off", "optional" or "required"; null: required when any subsystem has tlsKeys. */
+    public String tls;
+    /** HKDF label encoding of TLS PSK derivations: "legacy" (libnvme 1.x, default) or "rfc8446". */
+    public String tlsHkdf = "legacy";
 
     @JsonIgnoreProperties(ignoreUnknown = false)
     public static final class SubsystemConfig {
@@ -42,6 +46,8 @@ public final class TargetConfig {
         public java.util.Map<String, String> dhchapSecrets = new java.util.LinkedHashMap<>();
         /** Host NQN to the controller's secret: the host may then authenticate the controller too (bidirectional). */
         public java.util.Map<String, String> dhchapCtrlSecrets = new java.util.LinkedHashMap<>();
+        /** Per host NQN: its configured TLS PSK (NVMeTLSkey-1:..., or @FILE). Such a host is allowed. */
+        public java.util.Map<String, String> tlsKeys = new java.util.LinkedHashMap<>();
         public List<NamespaceConfig> namespaces = new ArrayList<>();
     }
 

@@ -226,7 +226,8 @@ final class AdminCommands {
                 b.setByte(at + DiscoveryLog.TRTYPE, "rdma".equals(p.transport()) ? DiscoveryLog.TRTYPE_RDMA : DiscoveryLog.TRTYPE_TCP);
                 b.setByte(at + DiscoveryLog.ADRFAM, p.ipv6() ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4);
                 b.setByte(at + DiscoveryLog.SUBTYPE, DiscoveryLog.SUBTYPE_NVME);
-                b.setByte(at + DiscoveryLog.TREQ, DiscoveryLog.TREQ_SECURE_NOT_REQUIRED);
+                b.setByte(at + DiscoveryLog.TREQ, p.tls() == io.jbof.transport.tcp.tls.TlsMode.REQUIRED
+                        ? DiscoveryLog.TREQ_SECURE_REQUIRED : DiscoveryLog.TREQ_SECURE_NOT_REQUIRED);
                 b.setShortLE(at + DiscoveryLog.PORTID, p.portId());
                 b.setShortLE(at + DiscoveryLog.CNTLID, Connect.CNTLID_DYNAMIC);
                 b.setShortLE(at + DiscoveryLog.ASQSZ, TargetLimits.ADMIN_QUEUE_ENTRIES);
@@ -237,6 +238,8 @@ final class AdminCommands {
                     b.setByte(at + DiscoveryLog.TSAS, 1);     // RC queue pairs
                     b.setByte(at + DiscoveryLog.TSAS + 1, 1); // no provider type specified
                     b.setByte(at + DiscoveryLog.TSAS + 2, 1); // RDMA CM
+                } else if (p.tls() != io.jbof.transport.tcp.tls.TlsMode.OFF) {
+                    b.setByte(at + DiscoveryLog.TSAS, DiscoveryLog.TCP_SECTYPE_TLS13);
                 }
                 at += DiscoveryLog.ENTRY_SIZE;
             }

@@ -191,6 +191,14 @@ final class FabricsCommands {
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
             return;
         }
+        io.jbof.nvme.tls.TlsPskIdentity tls = session.queue().tlsIdentity();
+        if (tls != null && (!tls.hostNqn().equals(hostnqn) || !tls.subsysNqn().equals(subnqn))) {
+            // The PSK binds one host to one subsystem: a queue secured for another pair cannot connect here.
+            log.warn("Connect from {} refused: host {} to {} on a TLS queue whose PSK identity is for host {} and subsystem {}",
+                    peer, hostnqn, subnqn, tls.hostNqn(), tls.subsysNqn());
+            req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
+            return;
+        }
         boolean discovery = Nqn.DISCOVERY.equals(subnqn);
         if (!discovery && !subsystem.allows(hostnqn)) {
             log.warn("Connect from {} refused: host {} is not allowed on subsystem {}", peer, hostnqn, subnqn);

@@ -69,6 +69,18 @@ public final class Subsystem implements AutoCloseable {
     }
     public Set<String> allowedHosts() { return allowedHosts; }
 
+    private final java.util.Map<String, io.jbof.nvme.tls.TlsPskKey> tlsKeys = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The configured TLS PSK of {@code hostNqn} for NVMe/TCP over TLS. */
+    public void tlsKey(String hostNqn, io.jbof.nvme.tls.TlsPskKey key) {
+        tlsKeys.put(hostNqn, key);
+    }
+
+    /** The host's configured TLS PSK, or null. */
+    public io.jbof.nvme.tls.TlsPskKey tlsKey(String hostNqn) {
+        return tlsKeys.get(hostNqn);
+    }
+
     /** fdatasync of every namespace. */
     public void forceAll() throws IOException {
         for (FileNamespace ns : namespaces()) ns.force();

@@ -2,14 +2,16 @@
 # Builds (once, cached in .cache/vm) what the qemu guest needs, all from Debian packages:
 #   kernel/   the stock Debian 6.1 kernel (nvme-tcp, nvme-rdma, nvmet*, rdma_rxe as modules), or with
 #             JBOF_VM_KERNEL=backports bookworm-backports' newer one (6.12: NVMe in-band authentication)
+#             JBOF_VM_SUITE=trixie Debian 13's kernel (6.12) and root (NVMe/TCP TLS: ktls-utils' tlshd)
 #   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2, libfuse2 + fuse3
+#             (trixie: nvme-cli, fio, ktls-utils, keyutils)
 #   initrd.gz a busybox initramfs that loads virtio + 9p and switch_roots into rootfs over virtio-9p
 # Idempotent: each step leaves a stamp file and is skipped when it is there.
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)"
 cache="${JBOF_VM_CACHE:-$root/.cache/vm}"
 mirror="${JBOF_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-suite=bookworm
+suite="${JBOF_VM_SUITE:-bookworm}"
 mkdir -p "$cache"
 log() { echo "vm-prepare: $*" >&2; }
 
@@ -28,10 +30,11 @@ fi
 # ---- kernel ----
 if [[ ! -f "$cache/kernel.stamp" ]]; then
   apt_opts=()
-  if [[ "${JBOF_VM_KERNEL:-stable}" == backports ]]; then
+  if [[ "${JBOF_VM_KERNEL:-stable}" == backports || "$suite" != bookworm ]]; then
     # A private apt state listing only bookworm-backports: the host's own sources stay as they are.
     mkdir -p "$cache/apt/lists/partial"
-    echo "deb $mirror $suite-backports main" > "$cache/apt/sources.list"
+    if [[ "$suite" == bookworm ]]; then dist="$suite-backports"; else dist="$suite"; fi
+    echo "deb $mirror $dist main" > "$cache/apt/sources.list"
     apt_opts=(-o "Dir::Etc::SourceList=$cache/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$cache/apt/lists")
     apt-get -qq "${apt_opts[@]}" update >/dev/null
   else
@@ -44,6 +47,10 @@ if [[ ! -f "$cache/kernel.stamp" ]]; then
   (cd "$cache/dl" && apt-get "${apt_opts[@]}" download -qq "$kpkg" 2>&1 | grep -v 'unsandboxed' >&2 || true)
   ls "$cache"/dl/linux-image-*.deb >/dev/null 2>&1 || { log "download of $kpkg failed"; exit 1; }
   dpkg -x "$cache"/dl/linux-image-*.deb "$cache/kernel"
+  # trixie's kernel package ships its modules under usr/lib (merged /usr)
+  if [[ -d "$cache/kernel/usr/lib/modules" && ! -d "$cache/kernel/lib/modules" ]]; then
+    mkdir -p "$cache/kernel/lib"; mv "$cache/kernel/usr/lib/modules" "$cache/kernel/lib/modules"
+  fi
   kver="$(ls "$cache/kernel/lib/modules")"
   echo "$kver" > "$cache/kver"
   rm -rf "$cache/dl"
@@ -53,7 +60,11 @@ kver="$(cat "$cache/kver")"
 
 # ---- root file system ----
 # The stamp names the package list: a root made with another list is made again.
-packages=iproute2,kmod,nvme-cli,fio,procps,util-linux,rdma-core,ibverbs-utils,ibverbs-providers,librdmacm1,rdmacm-utils,libaio1,libfuse2,fuse3
+if [[ "$suite" == bookworm ]]; then
+  packages=iproute2,kmod,nvme-cli,fio,procps,util-linux,rdma-core,ibverbs-utils,ibverbs-providers,librdmacm1,rdmacm-utils,libaio1,libfuse2,fuse3
+else
+  packages=iproute2,kmod,nvme-cli,fio,procps,util-linux,ktls-utils,keyutils
+fi
 if [[ "$(cat "$cache/rootfs.stamp" 2>/dev/null)" != "$packages" ]]; then
   rm -f "$cache/modules.stamp"
   log "debootstrap $suite minbase into $cache/rootfs (about a minute)"

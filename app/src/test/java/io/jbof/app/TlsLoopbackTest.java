@@ -146,6 +146,24 @@ class TlsLoopbackTest {
     }
 
     @Test
+    void aQueueSecuredForOneHostCannotConnectAsAnother() throws Exception {
+        // The handshake uses HOST384's identity and key; the Connect then names HOST: Connect Invalid Host.
+        TlsPskDerivation.Derived other = TlsPskDerivation.derive(key384, HOST384, NQN, 1, TlsPskDerivation.Labels.LEGACY);
+        io.jbof.transport.tcp.TcpHostTransport tcp = new io.jbof.transport.tcp.TcpHostTransport(1);
+        io.jbof.transport.HostTransport swapped = new io.jbof.transport.HostTransport() {
+            @Override public String name() { return "tcp"; }
+            @Override public java.util.concurrent.CompletableFuture<io.jbof.transport.HostConnection> connect(
+                    io.jbof.transport.HostConnectionOptions o, io.jbof.transport.HostConnection.Listener l) {
+                return tcp.connect(o.withTls(other, false), l);
+            }
+            @Override public void close() { tcp.close(); }
+        };
+        io.jbof.nvme.NvmeException e = assertThrows(io.jbof.nvme.NvmeException.class,
+                () -> NvmeController.connect(options(required, HOST, key).build(), swapped, true));
+        assertTrue(e.getMessage().contains("Connect Invalid Host"), e.getMessage());
+    }
+
+    @Test
     void discoveryOverTlsSaysTheSubsystemRequiresTls13() throws Exception {
         try (NvmeController c = NvmeController.connect(options(required, HOST, key).subsystemNqn(Nqn.DISCOVERY).ioQueues(0).build())) {
             List<DiscoveryEntry> entries = c.discoveryLog();

@@ -79,6 +79,23 @@ class HostileSocketTest {
         }
     }
 
+    @Test
+    void aSocketThatNeverBecomesAQueueIsClosed() throws Exception {
+        // The surefire configuration sets jbof.tcp.connectTimeoutMs to 5 s (default 30 s).
+        try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
+             NvmeController healthy = NvmeController.connect(options(t))) {
+            try (Socket silent = connect(t); Socket noConnect = connect(t)) {
+                ByteBuf ic = Unpooled.buffer(Pdu.IC_LENGTH);
+                Pdu.writeCommonHeader(ic, Pdu.IC_REQ, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
+                ic.writeZero(Pdu.IC_LENGTH - ic.writerIndex());
+                noConnect.getOutputStream().write(ic.array(), 0, Pdu.IC_LENGTH); // an ICReq, then no Connect
+                assertClosedAfterOptionalTermReq(silent.getInputStream());
+                assertClosedAfterOptionalTermReq(noConnect.getInputStream());
+            }
+            roundTrip(healthy, 99); // a connected queue is not subject to it
+        }
+    }
+
     private static void assertClosedAfterOptionalTermReq(InputStream in) throws IOException {
         // The target may answer with a C2HTermReq (or, if the junk happened to frame an ICReq, an ICResp)
         // but must then close; reading is bounded by the socket timeout.

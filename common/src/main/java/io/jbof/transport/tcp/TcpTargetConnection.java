@@ -39,6 +39,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private ChannelHandlerContext ctx;
     private TargetQueueHandler handler;
     private boolean initialized;
+    /** The host's Fabrics Connect made this connection a queue. */
+    private boolean bound;
     private boolean headerDigest;
     private boolean dataDigest;
     private boolean closed;
@@ -82,6 +84,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     @Override
     public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {
+        this.bound = true;
         this.qid = qid;
         this.sqSize = Math.max(1, sqSize);
         this.sqFlowDisabled = sqFlowControlDisabled;
@@ -107,6 +110,14 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     public void channelActive(ChannelHandlerContext ctx) {
         remote = String.valueOf(ctx.channel().remoteAddress());
         handler = acceptor.accept(this);
+        // A socket that never becomes a queue (no ICReq, or no Fabrics Connect) would hold its descriptor
+        // and state for ever: no controller exists yet whose keep-alive could end it.
+        ctx.executor().schedule(() -> {
+            if (!bound && !closed && ctx.channel().isActive()) {
+                log.warn("{}: no {} within {} ms; closing", remote, initialized ? "Connect" : "ICReq", CONNECT_TIMEOUT_MS);
+                ctx.close();
+            }
+        }, CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
     }
 
@@ -495,6 +506,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     /** Reads shorter than this are copied into the PDU; longer ones go by sendfile (zero-copy). */
     static final int SENDFILE_MIN = Integer.getInteger("jbof.sendfileMin", 16384);
+    /** Bound on the time from accepting a connection to its Fabrics Connect (ICReq included). */
+    static final long CONNECT_TIMEOUT_MS = Long.getLong("jbof.tcp.connectTimeoutMs", 30_000);
 
     static String onOff(boolean on) {
         return on ? "on" : "off";

@@ -26,9 +26,9 @@ final class HostAuthentication {
     private static final Logger log = LoggerFactory.getLogger(HostAuthentication.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int RECEIVE_SIZE = 4096;
-    private static final int[] HASHES = {DhchapHash.SHA256.id, DhchapHash.SHA384.id, DhchapHash.SHA512.id};
-    private static final int[] GROUPS = {FfdheGroup.NULL.id, FfdheGroup.FFDHE2048.id, FfdheGroup.FFDHE3072.id,
-            FfdheGroup.FFDHE4096.id, FfdheGroup.FFDHE6144.id, FfdheGroup.FFDHE8192.id};
+    /** Every hash and group jbof knows is offered. */
+    private static final int[] HASHES = java.util.Arrays.stream(DhchapHash.values()).mapToInt(h -> h.id).toArray();
+    private static final int[] GROUPS = java.util.Arrays.stream(FfdheGroup.values()).mapToInt(g -> g.id).toArray();
 
     private final QueuePair queue;
     private final int qid;

@@ -160,10 +160,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     /** A secret or key given inline or as @FILE, parsed; the message never repeats it. */
-    private static <T> T secret(String value, String what, java.util.function.Function<String, T> parse) throws IOException {
-        String text = value.startsWith("@") ? java.nio.file.Files.readString(Path.of(value.substring(1))).trim() : value;
+    private static <T> T secret(String value, String what, java.util.function.Function<String, T> parse) {
         try {
-            return parse.apply(text);
+            return parse.apply(io.jbof.util.SecretText.resolve(value));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": " + e.getMessage());
         }

@@ -1,5 +1,7 @@
 package io.jbof.initiator.cli;
 
+import io.jbof.util.SecretText;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.nvme.Nqn;
 import picocli.CommandLine.Option;
@@ -85,16 +87,6 @@ public final class ConnectionOptions {
     @Option(names = {"-v", "--verbose"}, description = "Log protocol detail to stderr.")
     public boolean verbose;
 
-    /** A secret given inline or as @FILE (keeps it out of the process list). */
-    private static String secret(String value) {
-        if (value == null || !value.startsWith("@")) return value;
-        try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of(value.substring(1))).trim();
-        } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("cannot read " + value.substring(1) + ": " + e.getMessage());
-        }
-    }
-
     public ConnectOptions toOptions(String defaultNqn, int ioQueuesDefault) {
         String subnqn = nqn != null ? nqn : defaultNqn;
         if (subnqn == null) throw new IllegalArgumentException("which subsystem? give its NQN with -n NQN (jbof discover lists them)");
@@ -107,17 +99,17 @@ public final class ConnectionOptions {
                 .fastIoFailMillis(fastIoFailSeconds < 0 ? -1 : fastIoFailSeconds * 1000);
         if (hostnqn != null) b.hostNqn(hostnqn);
         try {
-            b.dhchapSecret(secret(dhchapSecret));
+            b.dhchapSecret(SecretText.resolve(dhchapSecret));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--dhchap-secret: " + e.getMessage());
         }
         try {
-            b.dhchapCtrlSecret(secret(dhchapCtrlSecret));
+            b.dhchapCtrlSecret(SecretText.resolve(dhchapCtrlSecret));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--dhchap-ctrl-secret: " + e.getMessage());
         }
         try {
-            b.tlsKey(secret(tlsKey)).tlsIdentityVersion(tlsIdentity).tlsLabels(io.jbof.nvme.tls.TlsPskDerivation.Labels.parse(tlsHkdf))
+            b.tlsKey(SecretText.resolve(tlsKey)).tlsIdentityVersion(tlsIdentity).tlsLabels(io.jbof.nvme.tls.TlsPskDerivation.Labels.parse(tlsHkdf))
                     .tlsBinder(ConnectOptions.TlsBinder.parse(tlsBinder));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tls-key: " + e.getMessage());

@@ -44,8 +44,7 @@ public final class GenTlsKeyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         TlsPskKey key;
         if (keydata != null) {
-            String text = keydata.startsWith("@") ? java.nio.file.Files.readString(java.nio.file.Path.of(keydata.substring(1))).trim() : keydata;
-            key = TlsPskKey.parse(text);
+            key = TlsPskKey.parse(io.jbof.util.SecretText.resolve(keydata));
         } else if (secret != null) {
             byte[] raw;
             try {

@@ -190,9 +190,8 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                 }
             } else if (msg instanceof FileRegion) {
                 FileRegion r = (FileRegion) msg;
-                WritableByteChannel sink = stagingChannel();
                 while (r.transferred() < r.count()) {
-                    if (r.transferTo(sink, r.transferred()) <= 0 && staged < staging.length) {
+                    if (r.transferTo(stagingSink, r.transferred()) <= 0 && staged < staging.length) {
                         throw new IOException("file region ended early at " + r.transferred() + " of " + r.count() + " bytes");
                     }
                     if (staged == staging.length) seal();
@@ -206,20 +205,19 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         if (!promise.isVoid()) pending.add(promise);
     }
 
-    private WritableByteChannel stagingChannel() {
-        return new WritableByteChannel() {
-            @Override
-            public int write(ByteBuffer src) {
-                int n = Math.min(src.remaining(), staging.length - staged);
-                src.get(staging, staged, n);
-                staged += n;
-                return n;
-            }
+    /** Where file regions are read to: the staging array, up to its end (then the caller seals). */
+    private final WritableByteChannel stagingSink = new WritableByteChannel() {
+        @Override
+        public int write(ByteBuffer src) {
+            int n = Math.min(src.remaining(), staging.length - staged);
+            src.get(staging, staged, n);
+            staged += n;
+            return n;
+        }
 
-            @Override public boolean isOpen() { return true; }
-            @Override public void close() { }
-        };
-    }
+        @Override public boolean isOpen() { return true; }
+        @Override public void close() { }
+    };
 
     private void seal() throws IOException {
         if (staged == 0) return;

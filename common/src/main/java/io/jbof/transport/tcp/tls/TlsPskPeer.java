@@ -23,21 +23,23 @@ public interface TlsPskPeer {
      * JDK lacks): tlshd offers only that SHA-256 suite with a SHA-384 key.
      */
     static TlsCrypto crypto() {
-        Providers.ensure();
-        return new JcaTlsCryptoProvider().create(new SecureRandom());
+        return Shared.CRYPTO;
     }
 
-    /** Adds BouncyCastle's provider once, after the JDK's (which keep precedence for everything they offer). */
-    final class Providers {
+    /**
+     * One crypto for every connection (as BouncyCastle's own JSSE shares one per context: it holds no
+     * per-connection state), made once after adding BouncyCastle's provider behind the JDK's, which keep
+     * precedence for everything they offer.
+     */
+    final class Shared {
+        static final TlsCrypto CRYPTO;
+
         static {
             if (java.security.Security.getProvider("BC") == null) java.security.Security.addProvider(new org.bouncycastle.jce.provider.BouncyCastleProvider());
+            CRYPTO = new JcaTlsCryptoProvider().create(new SecureRandom());
         }
 
-        static void ensure() {
-            // the class initialiser did it, once
-        }
-
-        private Providers() {
+        private Shared() {
         }
     }
 

@@ -23,11 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -122,6 +126,48 @@ class DhchapAuthenticationTest {
         IOException e = assertThrows(IOException.class,
                 () -> NvmeController.connect(options(HOST).dhchapSecret(hostSecret).dhchapCtrlSecret(otherSecret).build()));
         assertTrue(e.getMessage().contains("the controller failed authentication"), e.getMessage());
+    }
+
+    /**
+     * Linux nvmet ends the association when it gets AUTH_Failure2 on the admin queue, and may close the
+     * connection before it completes that Authentication Send. The host must still report why it gave up.
+     */
+    @Test
+    void aControllerThatClosesOnFailure2StillGetsTheFailedCheckReported() throws Exception {
+        try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Boolean> droppedAtFailure2 = CompletableFuture.supplyAsync(() -> relayUntilFailure2(relay));
+            IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).port(relay.getLocalPort())
+                    .dhchapSecret(hostSecret).dhchapCtrlSecret(otherSecret).build()));
+            assertTrue(droppedAtFailure2.get(30, TimeUnit.SECONDS), "the relay saw the host's Failure2 and closed instead of forwarding it");
+            assertTrue(e.getMessage().contains("the controller failed authentication"), e.getMessage());
+        }
+    }
+
+    /** Relays one connection to the target until the host sends AUTH_Failure2, then closes both sides. */
+    private static boolean relayUntilFailure2(ServerSocket relay) {
+        try (Socket host = relay.accept(); Socket tgt = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            Thread back = new Thread(() -> {
+                try {
+                    tgt.getInputStream().transferTo(host.getOutputStream());
+                } catch (IOException closed) {
+                    // the other direction closed both sockets
+                }
+            });
+            back.start();
+            DataInputStream in = new DataInputStream(host.getInputStream());
+            while (true) {
+                ByteBuf pdu = readPdu(in);
+                int pdo = pdu.getUnsignedByte(3);
+                boolean authSend = Pdu.type(pdu, 0) == Pdu.CAPSULE_CMD && pdu.getUnsignedByte(Pdu.COMMON_HEADER) == Opcodes.FABRICS
+                        && pdu.getUnsignedByte(Pdu.COMMON_HEADER + 4) == Opcodes.FCTYPE_AUTH_SEND;
+                if (authSend && pdo > 0 && pdu.getUnsignedByte(pdo + 1) == AuthMessages.FAILURE2) {
+                    return true; // try-with-resources closes both sockets without completing the command
+                }
+                tgt.getOutputStream().write(pdu.array(), 0, pdu.readableBytes());
+            }
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     @Test

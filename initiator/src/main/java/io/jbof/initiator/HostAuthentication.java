@@ -98,13 +98,25 @@ final class HostAuthentication {
             byte[] expected = Dhchap.response(hash, ctrlKey.transform(subNqn), c2x, s2, tid, Dhchap.CONTROLLER_ROLE, subNqn, hostNqn);
             boolean rvalid = s1.length >= AuthMessages.HEADER + hl && (s1[8] & 0xFF) == 1;
             if (!rvalid || !Dhchap.matches(expected, s1, AuthMessages.HEADER, hl)) {
-                send(AuthMessages.failure(AuthMessages.FAILURE2, tid, AuthMessages.FAILED));
+                sendFailure2(tid);
                 throw new IOException(where + ": the controller failed authentication: its response does not match"
                         + " --dhchap-ctrl-secret (a target without that secret, or not the target you meant)");
             }
             send(AuthMessages.success2(tid));
         }
         log.debug("{}: authenticated with DH-HMAC-CHAP ({}, {}){}", where, hash, group, ctrlKey != null ? ", controller authenticated too" : "");
+    }
+
+    /**
+     * Best effort: Linux nvmet ends the association on Failure2 and may close the connection before
+     * completing this command, so its outcome must not hide why the host gave up.
+     */
+    private void sendFailure2(int tid) {
+        try {
+            send(AuthMessages.failure(AuthMessages.FAILURE2, tid, AuthMessages.FAILED));
+        } catch (IOException e) {
+            log.debug("{}: Failure2 not completed: {}", where, e.getMessage());
+        }
     }
 
     private void refused(byte[] m, String what) throws IOException {

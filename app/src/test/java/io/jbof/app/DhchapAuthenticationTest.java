@@ -32,6 +32,7 @@ import java.security.SecureRandom;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -135,16 +136,59 @@ class DhchapAuthenticationTest {
     @Test
     void aControllerThatClosesOnFailure2StillGetsTheFailedCheckReported() throws Exception {
         try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Boolean> droppedAtFailure2 = CompletableFuture.supplyAsync(() -> relayUntilFailure2(relay));
+            CompletableFuture<Boolean> dropped = CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
+                @Override
+                public boolean test(ByteBuf pdu) {
+                    return authMessageId(pdu) == AuthMessages.FAILURE2;
+                }
+            }));
             IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).port(relay.getLocalPort())
                     .dhchapSecret(hostSecret).dhchapCtrlSecret(otherSecret).build()));
-            assertTrue(droppedAtFailure2.get(30, TimeUnit.SECONDS), "the relay saw the host's Failure2 and closed instead of forwarding it");
+            assertTrue(dropped.get(30, TimeUnit.SECONDS), "the relay saw the host's Failure2 and closed instead of forwarding it");
             assertTrue(e.getMessage().contains("the controller failed authentication"), e.getMessage());
         }
     }
 
-    /** Relays one connection to the target until the host sends AUTH_Failure2, then closes both sides. */
-    private static boolean relayUntilFailure2(ServerSocket relay) {
+    /**
+     * Linux nvmet also ends the association right after queueing a Failure1 for a wrong response, and the
+     * connection may close before the Failure1 arrives: the host still says what most likely went wrong.
+     */
+    @Test
+    void aControllerThatClosesInsteadOfSendingFailure1PointsAtTheHostSecret() throws Exception {
+        try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Boolean> dropped = CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
+                private boolean replied;
+
+                @Override
+                public boolean test(ByteBuf pdu) {
+                    if (authMessageId(pdu) == AuthMessages.REPLY) replied = true;
+                    return replied && isCommand(pdu, Opcodes.FCTYPE_AUTH_RECEIVE);
+                }
+            }));
+            IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).port(relay.getLocalPort())
+                    .dhchapSecret(otherSecret).build()));
+            assertTrue(dropped.get(30, TimeUnit.SECONDS), "the relay closed at the Authentication Receive that follows the host's reply");
+            assertTrue(e.getMessage().contains("DH-HMAC-CHAP failed after our response") && e.getMessage().contains("--dhchap-secret"),
+                    e.getMessage());
+        }
+    }
+
+    private static boolean isCommand(ByteBuf pdu, int fctype) {
+        return Pdu.type(pdu, 0) == Pdu.CAPSULE_CMD && pdu.getUnsignedByte(Pdu.COMMON_HEADER) == Opcodes.FABRICS
+                && pdu.getUnsignedByte(Pdu.COMMON_HEADER + 4) == fctype;
+    }
+
+    /** The message ID of an Authentication Send carrying its message in the capsule, else -1. */
+    private static int authMessageId(ByteBuf pdu) {
+        int pdo = pdu.getUnsignedByte(3);
+        return isCommand(pdu, Opcodes.FCTYPE_AUTH_SEND) && pdo > 0 ? pdu.getUnsignedByte(pdo + 1) : -1;
+    }
+
+    /**
+     * Relays one host connection to the target until a PDU from the host matches {@code dropHere}, then
+     * closes both sides without forwarding it; false if the host went away first.
+     */
+    private static boolean relayUntil(ServerSocket relay, Predicate<ByteBuf> dropHere) {
         try (Socket host = relay.accept(); Socket tgt = new Socket(InetAddress.getLoopbackAddress(), port)) {
             Thread back = new Thread(() -> {
                 try {
@@ -157,12 +201,7 @@ class DhchapAuthenticationTest {
             DataInputStream in = new DataInputStream(host.getInputStream());
             while (true) {
                 ByteBuf pdu = readPdu(in);
-                int pdo = pdu.getUnsignedByte(3);
-                boolean authSend = Pdu.type(pdu, 0) == Pdu.CAPSULE_CMD && pdu.getUnsignedByte(Pdu.COMMON_HEADER) == Opcodes.FABRICS
-                        && pdu.getUnsignedByte(Pdu.COMMON_HEADER + 4) == Opcodes.FCTYPE_AUTH_SEND;
-                if (authSend && pdo > 0 && pdu.getUnsignedByte(pdo + 1) == AuthMessages.FAILURE2) {
-                    return true; // try-with-resources closes both sockets without completing the command
-                }
+                if (dropHere.test(pdu)) return true; // try-with-resources closes both sockets
                 tgt.getOutputStream().write(pdu.array(), 0, pdu.readableBytes());
             }
         } catch (IOException e) {

@@ -54,8 +54,9 @@ final class HostAuthentication {
         }
         int tid = qid & 0xFFFF;
         send(AuthMessages.negotiate(tid, HASHES, GROUPS));
-        byte[] ch = receive();
-        refused(ch, "negotiation");
+        String afterNegotiation = "negotiation";
+        byte[] ch = receive(afterNegotiation);
+        refused(ch, afterNegotiation);
         ByteBuffer b = AuthMessages.le(ch);
         if (AuthMessages.type(ch) != AuthMessages.TYPE_DHCHAP || AuthMessages.id(ch) != AuthMessages.CHALLENGE || ch.length < AuthMessages.HEADER) {
             throw protocol("a challenge");
@@ -88,8 +89,9 @@ final class HostAuthentication {
             do { s2 = RANDOM.nextInt(); } while (s2 == 0);
         }
         send(AuthMessages.reply(tid, hl, response, c2, s2, dhv));
-        byte[] s1 = receive();
-        refused(s1, "our response (is --dhchap-secret the one the target has for " + hostNqn + "?)");
+        String afterResponse = "our response (is --dhchap-secret the one the target has for " + hostNqn + "?)";
+        byte[] s1 = receive(afterResponse);
+        refused(s1, afterResponse);
         if (AuthMessages.type(s1) != AuthMessages.TYPE_DHCHAP || AuthMessages.id(s1) != AuthMessages.SUCCESS1 || AuthMessages.tid(s1) != tid) {
             throw protocol("success1");
         }
@@ -143,6 +145,19 @@ final class HostAuthentication {
         r.toController = true;
         queue.submitPriority(r);
         NvmeController.await(r.future, "Authentication Send to " + where);
+    }
+
+    /**
+     * Linux nvmet ends the association right after it queues a Failure1, and the connection may close
+     * before the Failure1 arrives: a receive that fails is then reported as the refusal it most likely is.
+     */
+    private byte[] receive(String after) throws IOException {
+        try {
+            return receive();
+        } catch (IOException e) {
+            throw new IOException(where + ": DH-HMAC-CHAP failed after " + after + ": no answer from the controller ("
+                    + e.getMessage() + "; Linux nvmet closes the connection when it refuses)", e);
+        }
     }
 
     private byte[] receive() throws IOException {

@@ -78,6 +78,7 @@ public final class FileNamespace implements AutoCloseable {
                 // Sparse: set the length by writing the last byte.
                 ch.write(ByteBuffer.allocate(1), sizeBytes - 1);
                 ch.force(true);
+                forceDirectoryOf(path); // the new name too, or a power cut may take the file and every write to it
             }
             long size = ch.size();
             long blocks = size / blockSize;
@@ -88,6 +89,14 @@ public final class FileNamespace implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    private static void forceDirectoryOf(Path file) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir == null) return;
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
         }
     }
 

@@ -4,6 +4,7 @@ import io.jbof.bench.BenchCommand;
 import io.jbof.fuse.cli.MountCommand;
 import io.jbof.fuse.cli.UmountCommand;
 import io.jbof.initiator.cli.DiscoverCommand;
+import io.jbof.initiator.cli.DurabilityCommand;
 import io.jbof.initiator.cli.GenTlsKeyCommand;
 import io.jbof.initiator.cli.IdCtrlCommand;
 import io.jbof.initiator.cli.IdNsCommand;
@@ -24,7 +25,7 @@ import java.util.Arrays;
 @Command(name = "jbof", mixinStandardHelpOptions = true, version = "jbof 0.1.0",
         description = "NVMe-over-Fabrics initiator and tools for jbof targets (and any NVMe/TCP target).",
         subcommands = {DemoCommand.class, DiscoverCommand.class, ListCommand.class, IdCtrlCommand.class, IdNsCommand.class,
-                ReadCommand.class, WriteCommand.class, VerifyCommand.class, BenchCommand.class, MountCommand.class, UmountCommand.class,
+                ReadCommand.class, WriteCommand.class, VerifyCommand.class, DurabilityCommand.class, BenchCommand.class, MountCommand.class, UmountCommand.class,
                 ShowHostnqnCommand.class, GenTlsKeyCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'jbof target --help' for the target daemon.",
                 "Examples:",

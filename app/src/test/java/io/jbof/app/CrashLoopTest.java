@@ -28,7 +28,7 @@ class CrashLoopTest {
     static final int BLOCKS = 4096; // 16 MiB
     @TempDir Path dir;
 
-    private final DurabilityModel model = new DurabilityModel(0, BLOCKS, BS);
+    private final DurabilityModel model = new DurabilityModel(1, 0, BLOCKS, BS);
 
     @Test
     void acknowledgedAndFlushedBlocksSurviveRepeatedKill9AndNoBlockIsTorn() throws Exception {

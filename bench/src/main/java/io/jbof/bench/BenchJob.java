@@ -1,6 +1,7 @@
 package io.jbof.bench;
 
 import io.jbof.initiator.Namespace;
+import io.jbof.initiator.VerifyBlock;
 import io.jbof.initiator.queue.QueuePair;
 import io.jbof.initiator.queue.Request;
 import io.jbof.nvme.Status;

@@ -56,7 +56,7 @@ public final class DurabilityCommand implements java.util.concurrent.Callable<In
         java.io.PrintWriter out = spec.commandLine().getOut();
         try (NvmeController c = NvmeController.connect(conn.toOptions(null, 2))) {
             Namespace ns = c.namespace(nsid);
-            DurabilityModel m = first ? new DurabilityModel(0, (int) Math.min(blocks, ns.blocks()), ns.blockSize()) : DurabilityModel.load(model);
+            DurabilityModel m = first ? new DurabilityModel(nsid, 0, (int) Math.min(blocks, ns.blocks()), ns.blockSize()) : DurabilityModel.load(model);
             if (m.blockSize() != ns.blockSize() || m.blocks() > ns.blocks()) {
                 throw new IllegalArgumentException(model + " describes " + m.blocks() + " blocks of " + m.blockSize() + " bytes; namespace "
                         + nsid + " has " + ns.blocks() + " of " + ns.blockSize());

@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import io.jbof.initiator.VerifyBlock;
 import io.netty.buffer.ByteBuf;
 
 import java.io.DataInputStream;
@@ -15,18 +16,17 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.zip.CRC32C;
 
 /**
  * What a crash may leave in each block of a region, for kill -9 and power-cut checks. Every block written
- * carries its index, a version and a CRC32C, so a torn or misplaced block is caught. Per block the model
+ * is a {@link VerifyBlock} seeded with its version, so a torn or misplaced block is caught. Per block the model
  * keeps the durable version (acknowledged before a completed Flush, or by a FUA write) and the versions
  * written since: after a crash the block must hold the durable one or one of those, whole.
  */
 public final class DurabilityModel {
     private static final int MAGIC = 0x6A626F64; // "jbod"
-    private static final int HEADER = 20; // index, version, CRC32C
 
+    private final int nsid;
     private final long base;
     private final int blocks;
     private final int bs;
@@ -34,13 +34,15 @@ public final class DurabilityModel {
     private final long[] lastAcked;
     private final List<List<Long>> since = new ArrayList<>();
     private final boolean[] inFlight;
+    private final VerifyBlock format = new VerifyBlock();
     private long version;
     private long acknowledged;
     private long flushes;
     private long fuaWrites;
 
-    public DurabilityModel(long base, int blocks, int bs) {
+    public DurabilityModel(int nsid, long base, int blocks, int bs) {
         if (bs < 512 || bs % 8 != 0) throw new IllegalArgumentException("block size " + bs);
+        this.nsid = nsid;
         this.base = base;
         this.blocks = blocks;
         this.bs = bs;
@@ -50,6 +52,7 @@ public final class DurabilityModel {
         for (int b = 0; b < blocks; b++) since.add(new ArrayList<>());
     }
 
+    public int nsid() { return nsid; }
     public long base() { return base; }
     public int blocks() { return blocks; }
     public int blockSize() { return bs; }
@@ -105,17 +108,9 @@ public final class DurabilityModel {
         since.get(b).removeIf(x -> x < v);
     }
 
-    /** Fills one block of version v at {@code at}: index, version, CRC32C, then pseudo-random bytes. */
-    public void fill(ByteBuf buf, int at, long block, long v) {
-        buf.setLongLE(at, block);
-        buf.setLongLE(at + 8, v);
-        long x = (block * 0x9E3779B97F4A7C15L) ^ v ^ 0x5DEECE66DL;
-        for (int i = HEADER; i + 8 <= bs; i += 8) {
-            x ^= x << 13; x ^= x >>> 7; x ^= x << 17;
-            buf.setLongLE(at + i, x);
-        }
-        buf.setIntLE(at + bs - 4, (int) x); // the loop above stops 4 bytes short of the end
-        buf.setIntLE(at + 16, crc(buf, at));
+    /** Fills one block (its LBA {@code block}) of version v at {@code at} of {@code buf}. */
+    public synchronized void fill(ByteBuf buf, int at, long block, long v) {
+        format.fill(buf.slice(at, bs), bs, nsid, block * bs, v);
     }
 
     /**
@@ -138,26 +133,16 @@ public final class DurabilityModel {
 
     /** The version a block holds (0: never written), or an exception for a torn or misplaced block. */
     private long versionIn(ByteBuf buf, int at, long block, String when) {
-        long v = buf.getLongLE(at + 8);
-        if (v == 0 && buf.getLongLE(at) == 0 && buf.getIntLE(at + 16) == 0) {
+        ByteBuf b = buf.slice(at, bs);
+        String bad = format.check(b, bs, nsid, block * bs);
+        if (bad == null) return VerifyBlock.seed(b);
+        if (b.getIntLE(0) == 0) { // no header: never written, unless something else is there
             for (int i = 0; i < bs; i += 8) {
-                if (buf.getLongLE(at + i) != 0) throw new IllegalStateException(when + ": block " + block + " is partly zero");
+                if (b.getLongLE(i) != 0) throw new IllegalStateException(when + ": block " + block + " is partly zero");
             }
             return 0;
         }
-        if (buf.getLongLE(at) != block) {
-            throw new IllegalStateException(when + ": block " + block + " holds block " + buf.getLongLE(at) + "'s data");
-        }
-        if (buf.getIntLE(at + 16) != crc(buf, at)) {
-            throw new IllegalStateException(when + ": block " + block + " version " + v + " is torn (CRC32C mismatch)");
-        }
-        return v;
-    }
-
-    private int crc(ByteBuf buf, int at) {
-        CRC32C c = new CRC32C();
-        c.update(buf.nioBuffer(at + HEADER, bs - HEADER));
-        return (int) c.getValue();
+        throw new IllegalStateException(when + ": block " + block + " " + bad);
     }
 
     /** Saves the model durably (temp file, fsync, rename): it must outlive the crash it describes. */
@@ -165,6 +150,7 @@ public final class DurabilityModel {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (OutputStream os = Files.newOutputStream(tmp); DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(os))) {
             out.writeInt(MAGIC);
+            out.writeInt(nsid);
             out.writeLong(base);
             out.writeInt(blocks);
             out.writeInt(bs);
@@ -184,7 +170,7 @@ public final class DurabilityModel {
     public static DurabilityModel load(Path file) throws IOException {
         try (InputStream is = Files.newInputStream(file); DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(is))) {
             if (in.readInt() != MAGIC) throw new IOException(file + " is not a jbof durability model");
-            DurabilityModel m = new DurabilityModel(in.readLong(), in.readInt(), in.readInt());
+            DurabilityModel m = new DurabilityModel(in.readInt(), in.readLong(), in.readInt(), in.readInt());
             m.version = in.readLong();
             for (int b = 0; b < m.blocks; b++) {
                 m.durable[b] = in.readLong();

@@ -34,7 +34,7 @@ class DurabilityModelTest {
 
     @Test
     void aFuaWriteThatIsLostIsCaught() {
-        DurabilityModel m = new DurabilityModel(0, BLOCKS, BS);
+        DurabilityModel m = new DurabilityModel(1, 0, BLOCKS, BS);
         write(m, false, true);
         m.flushDone(m.flushSnapshot());
         write(m, true, false); // acknowledged with FUA, yet not on the medium
@@ -44,7 +44,7 @@ class DurabilityModelTest {
 
     @Test
     void anUnflushedWriteMayBeOldOrNewButAFlushedOneMustStay() {
-        DurabilityModel m = new DurabilityModel(0, BLOCKS, BS);
+        DurabilityModel m = new DurabilityModel(1, 0, BLOCKS, BS);
         write(m, false, true);
         write(m, false, false); // not flushed: the old version is allowed
         assertDoesNotThrow(() -> m.verifyAndRebase(disk, "test"));
@@ -56,7 +56,7 @@ class DurabilityModelTest {
 
     @Test
     void tornAndMisplacedBlocksAreCaught() {
-        DurabilityModel m = new DurabilityModel(0, BLOCKS, BS);
+        DurabilityModel m = new DurabilityModel(1, 0, BLOCKS, BS);
         write(m, true, true);
         disk.setByte(3 * BS + 300, disk.getByte(3 * BS + 300) ^ 1);
         assertTrue(assertThrows(IllegalStateException.class, () -> m.verifyAndRebase(disk, "test")).getMessage().contains("torn"));
@@ -68,7 +68,7 @@ class DurabilityModelTest {
 
     @Test
     void theModelSavedByOneRunChecksTheNext(@TempDir Path dir) throws Exception {
-        DurabilityModel m = new DurabilityModel(0, BLOCKS, BS);
+        DurabilityModel m = new DurabilityModel(1, 0, BLOCKS, BS);
         write(m, false, true);
         write(m, true, false); // durable in the model, lost on the medium
         m.save(dir.resolve("model"));

@@ -1,4 +1,4 @@
-package io.jbof.bench;
+package io.jbof.initiator;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -243,8 +243,7 @@ public final class NvmeController implements AutoCloseable {
         try {
             await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
             return;
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("TLS handshake")) throw e;
+        } catch (io.jbof.transport.tcp.tls.TlsHandshakeException e) {
             first = e;
         }
         tlsSha256Binder = true;

@@ -88,7 +88,7 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
             if (!active && !failed && ctx.channel().isActive() && ctx.pipeline().get(TlsPskHandler.class) == this) {
                 failed = true;
                 log.warn("{}: no TLS handshake within {} ms; closing", ctx.channel().remoteAddress(), HANDSHAKE_TIMEOUT_MS);
-                if (client) ctx.fireExceptionCaught(new IOException("TLS handshake with " + ctx.channel().remoteAddress()
+                if (client) ctx.fireExceptionCaught(new TlsHandshakeException("TLS handshake with " + ctx.channel().remoteAddress()
                         + " did not complete within " + HANDSHAKE_TIMEOUT_MS + " ms"));
                 ctx.close();
             }
@@ -266,7 +266,8 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         String what = active ? "TLS error" : "TLS handshake failed";
         String why = e instanceof TlsFatalAlert ? AlertDescription.getText(((TlsFatalAlert) e).getAlertDescription()) : e.getMessage();
         String detail = peer.failureDetail();
-        IOException cause = new IOException(what + " with " + ctx.channel().remoteAddress() + ": " + why + (detail == null ? "" : " (" + detail + ")"), e);
+        String message = what + " with " + ctx.channel().remoteAddress() + ": " + why + (detail == null ? "" : " (" + detail + ")");
+        IOException cause = active ? new IOException(message, e) : new TlsHandshakeException(message, e);
         log.warn("{}", cause.getMessage());
         if (client || active) ctx.fireExceptionCaught(cause);
         ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(f -> ctx.close());
@@ -293,7 +294,7 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         pending.clear();
         if (!active && !failed && started) {
             String detail = peer.failureDetail();
-            IOException cause = new IOException("connection to " + ctx.channel().remoteAddress() + " closed during the TLS handshake"
+            IOException cause = new TlsHandshakeException("connection to " + ctx.channel().remoteAddress() + " closed during the TLS handshake"
                     + (detail == null ? " (does the peer have a matching PSK for this host and subsystem?)" : " (" + detail + ")"));
             log.warn("{}", cause.getMessage());
             if (client) ctx.fireExceptionCaught(cause);

@@ -33,7 +33,11 @@ public interface TargetRequest {
      */
     void sendFile(FileChannel file, long position, int length);
 
-    /** Asks for the host's data; the receiver gets it in order, then {@code onComplete}. */
+    /**
+     * Asks for the host's data; the receiver gets it in order, then {@code onComplete}. Every receiver
+     * hears {@code onComplete} exactly once: when the connection ends first, with a failure status, so
+     * whatever the target holds for the command is given back on every way a connection can end.
+     */
     void receiveData(DataReceiver receiver);
 
     /**

@@ -62,6 +62,11 @@ final class DataBufferPool implements AutoCloseable {
         waiting.add(w);
     }
 
+    /** A waiter whose queue pair is gone no longer waits (it would hold up those behind it). */
+    void cancel(Waiter w) {
+        waiting.remove(w);
+    }
+
     void release(int[] buffers, int n) {
         for (int i = 0; i < n; i++) pool.release(buffers[i]);
         while (!waiting.isEmpty() && pool.available() >= waiting.peek().buffersNeeded()) {

@@ -549,6 +549,18 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         /** The queue pair is gone: give back buffers; a completion that comes later finds nothing to send. */
         void abandon() {
             if (!active) return;
+            if (waiting) {
+                waiting = false;
+                buffers.cancel(this);
+            }
+            reading = false;
+            DataReceiver r = receiver;
+            if (r != null && !completed) {
+                // The data will never come: failing the transfer completes the command (budget back, slot retired).
+                receiver = null;
+                r.onComplete(Status.ABORTED_SQ_DELETION);
+            }
+            if (!active) return;
             releaseChunks();
             if (pendingData != null) {
                 pendingData.release();

@@ -149,9 +149,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        // Every command still waiting for host data ends here, so whatever the target took for it (in-flight
+        // budget, per-command state) comes back; completions of commands still running elsewhere only recycle.
         for (int i = 0; i < requestCount; i++) {
             Request r = requests[i];
-            if (r.active) r.releaseData();
+            if (r.active) r.abort();
         }
         if (handler != null) handler.onClosed();
     }
@@ -400,6 +402,16 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
                 sglStatus = Status.dnr(Status.SGL_DESCRIPTOR_TYPE_INVALID);
             }
             if (sglStatus != Status.SUCCESS) length = -1;
+        }
+
+        /** The connection ended: a transfer that waits for host data fails, which completes the command. */
+        void abort() {
+            releaseData();
+            DataReceiver rcv = receiver;
+            if (rcv != null) {
+                receiver = null;
+                if (completed) recycle(this); else rcv.onComplete(Status.ABORTED_SQ_DELETION);
+            }
         }
 
         void releaseData() {

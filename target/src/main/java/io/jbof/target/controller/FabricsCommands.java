@@ -132,20 +132,25 @@ final class FabricsCommands {
 
     private void connect(QueueSession session, TargetRequest req) {
         NvmeCommand cmd = req.command();
-        if (session.controller() != null) {
+        if (!session.claimConnect()) {
+            // One Connect per queue, even while the first still waits for its data: a second would make a
+            // second controller that only this queue's close could end, and nothing ends it.
             log.warn("second Connect on queue {} from {}", session.qid(), session.queue().remoteAddress());
             req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
             return;
         }
         if (cmd.u16At(Connect.OFF_RECFMT) != 0) {
+            session.connectFailed();
             req.complete(Status.dnr(Status.CONNECT_INCOMPATIBLE_FORMAT), Connect.invalidParameterInCommand(Connect.OFF_RECFMT));
             return;
         }
         if (req.sglStatus() != Status.SUCCESS) {
+            session.connectFailed();
             req.complete(req.sglStatus(), 0);
             return;
         }
         if (req.transferLength() != Connect.DATA_SIZE) {
+            session.connectFailed();
             req.complete(Status.dnr(Status.DATA_SGL_LENGTH_INVALID), 0);
             return;
         }
@@ -160,15 +165,17 @@ final class FabricsCommands {
             @Override
             public void onComplete(int status) {
                 if (status != Status.SUCCESS) {
+                    session.connectFailed();
                     req.complete(status, 0);
-                } else {
-                    connectWithData(session, req, data);
+                } else if (!connectWithData(session, req, data)) {
+                    session.connectFailed();
                 }
             }
         });
     }
 
-    private void connectWithData(QueueSession session, TargetRequest req, ByteBuf data) {
+    /** Answers the Connect; true when the queue is now bound to a controller. */
+    private boolean connectWithData(QueueSession session, TargetRequest req, ByteBuf data) {
         NvmeCommand cmd = req.command();
         int qid = cmd.u16At(Connect.OFF_QID);
         int sqsize = cmd.u16At(Connect.OFF_SQSIZE);
@@ -184,12 +191,12 @@ final class FabricsCommands {
         if (subsystem == null) {
             log.warn("Connect from {} (host {}) refused: no subsystem '{}'", peer, hostnqn, subnqn);
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
-            return;
+            return false;
         }
         if (!Nqn.isValid(hostnqn)) {
             log.warn("Connect from {} refused: host NQN '{}' is invalid: {}", peer, hostnqn, Nqn.problem(hostnqn));
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
-            return;
+            return false;
         }
         io.jbof.nvme.tls.TlsPskIdentity tls = session.queue().tlsIdentity();
         if (tls != null && (!tls.hostNqn().equals(hostnqn) || !tls.subsysNqn().equals(subnqn))) {
@@ -197,13 +204,13 @@ final class FabricsCommands {
             log.warn("Connect from {} refused: host {} to {} on a TLS queue whose PSK identity is for host {} and subsystem {}",
                     peer, hostnqn, subnqn, tls.hostNqn(), tls.subsysNqn());
             req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
-            return;
+            return false;
         }
         boolean discovery = Nqn.DISCOVERY.equals(subnqn);
         if (!discovery && !subsystem.allows(hostnqn)) {
             log.warn("Connect from {} refused: host {} is not allowed on subsystem {}", peer, hostnqn, subnqn);
             req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
-            return;
+            return false;
         }
         boolean sqFlowDisabled = (cattr & Connect.CATTR_DISABLE_SQ_FLOW) != 0;
         int entries = sqsize + 1;
@@ -211,43 +218,43 @@ final class FabricsCommands {
         if (qid == 0) {
             if (sqsize == 0 || entries > TargetLimits.ADMIN_QUEUE_ENTRIES) {
                 req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
-                return;
+                return false;
             }
             if (cntlid != Connect.CNTLID_DYNAMIC) {
                 log.warn("Connect from {} refused: admin queue asked for static controller ID {}", peer, cntlid);
                 req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
-                return;
+                return false;
             }
             int katoMs = kato == 0 && discovery ? 120_000 : kato;
             Controller c = target.controllers().create(subsystem, discovery, hostnqn, hostId, katoMs, target);
             if (c == null) {
                 log.warn("Connect from {} (host {}) refused: the limit of {} controllers is reached", peer, hostnqn, limits.maxControllers());
                 req.complete(Status.CONNECT_CONTROLLER_BUSY, 0);
-                return;
+                return false;
             }
             session.bind(c, 0, entries, sqFlowDisabled);
             c.attachAdmin(session);
             log.info("host {} connected to {} from {}: controller {}, KATO {} ms", hostnqn, subnqn, peer, c.id(), katoMs);
             req.complete(Status.SUCCESS, discovery ? c.id() : requireAuthentication(session, subsystem, hostnqn, 0, c.id()));
-            return;
+            return true;
         }
         Controller c = target.controllers().find(cntlid);
         if (c == null || c.subsystem() != subsystem || !c.hostNqn().equals(hostnqn)) {
             log.warn("I/O queue Connect from {} refused: no controller {} of host {} on {}", peer, cntlid, hostnqn, subnqn);
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
-            return;
+            return false;
         }
         if (c.isDiscovery()) {
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_QID));
-            return;
+            return false;
         }
         if (sqsize == 0 || entries > limits.maxQueueEntries()) {
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
-            return;
+            return false;
         }
         if (!c.ready()) {
             req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
-            return;
+            return false;
         }
         String problem = c.attachIo(qid, session);
         if (problem != null) {
@@ -255,11 +262,12 @@ final class FabricsCommands {
             boolean inUse = problem.contains("already");
             req.complete(Status.dnr(inUse ? Status.COMMAND_SEQUENCE_ERROR : Status.CONNECT_INVALID_PARAMETERS),
                     inUse ? 0 : Connect.invalidParameterInCommand(Connect.OFF_QID));
-            return;
+            return false;
         }
         session.bind(c, qid, entries, sqFlowDisabled);
         log.debug("controller {}: I/O queue {} ({} entries) connected from {}", c.id(), qid, entries, peer);
         req.complete(Status.SUCCESS, requireAuthentication(session, subsystem, hostnqn, qid, c.id()));
+        return true;
     }
 
     // ---- Properties ----

@@ -27,6 +27,7 @@ public final class QueueSession implements TargetQueueHandler {
     private final Runnable resume = this::resumeDeferred;
     /** Set when the host must authenticate this queue (DH-HMAC-CHAP) before anything but Disconnect. */
     private QueueAuthentication auth;
+    private boolean connectClaimed;
 
     // Plain counters: written only by this queue's thread, read approximately by the SMART log.
     volatile long readCommands;
@@ -44,6 +45,18 @@ public final class QueueSession implements TargetQueueHandler {
     public int qid() { return qid; }
 
     QueueAuthentication auth() { return auth; }
+
+    /** Takes this queue's one Connect; false when a Connect succeeded or is still under way. */
+    boolean claimConnect() {
+        if (connectClaimed) return false;
+        connectClaimed = true;
+        return true;
+    }
+
+    /** The claimed Connect was refused: the host may try again on this queue. */
+    void connectFailed() {
+        if (controller == null) connectClaimed = false;
+    }
 
     void requireAuthentication(QueueAuthentication a) { this.auth = a; }
 

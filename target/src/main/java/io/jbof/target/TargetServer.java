@@ -234,6 +234,11 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     @Override public ControllerRegistry controllers() { return controllers; }
     @Override public TargetLimits limits() { return limits; }
 
+    /** What NVMe/TCP back-pressure saw: connections paused because their host does not read, peak unsent replies. */
+    public io.jbof.transport.tcp.TcpBackPressure tcpBackPressure() {
+        return tcp == null ? null : tcp.backPressure();
+    }
+
     /** The target-wide bound on data in flight (and what it saw). */
     public InflightBudget inflight() { return inflight; }
     @Override public List<PortInfo> ports() { return ports; }

@@ -53,16 +53,24 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private boolean sqFlowDisabled;
     private int sqHead;
 
+    private final TcpBackPressure backPressure;
+    /** Not reading the host's PDUs: it owes us more than the high water mark of replies. */
+    private boolean paused;
+    /** PDUs that had been read off the socket when reading paused; handled, in order, once it resumes. */
+    private final java.util.ArrayDeque<ByteBuf> held = new java.util.ArrayDeque<>();
+    private long peakUnsent;
+
     private Request[] requests = new Request[16];
     private int requestCount;
     private int[] free = new int[16];
     private int freeCount;
     private int inFlight;
 
-    public TcpTargetConnection(TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder) {
+    public TcpTargetConnection(TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder, TcpBackPressure backPressure) {
         this.acceptor = acceptor;
         this.options = options;
         this.decoder = decoder;
+        this.backPressure = backPressure;
     }
 
     /** The largest PDU a host may send us, header digest and data digest included. */
@@ -109,6 +117,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         remote = String.valueOf(ctx.channel().remoteAddress());
+        backPressure.opened();
         handler = acceptor.accept(this);
         // A socket that never becomes a queue (no ICReq, or no Fabrics Connect) would hold its descriptor
         // and state for ever: no controller exists yet whose keep-alive could end it.
@@ -125,6 +134,14 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf pdu = (ByteBuf) msg;
         inRead = true;
+        if (paused && !closed) {
+            held.add(pdu); // the decoder had these already; they wait with the socket
+            return;
+        }
+        handlePdu(pdu);
+    }
+
+    private void handlePdu(ByteBuf pdu) {
         try {
             if (closed) return;
             int type = Pdu.type(pdu, pdu.readerIndex());
@@ -138,6 +155,33 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         } finally {
             pdu.release();
         }
+        if (!paused && !ctx.channel().isWritable()) pause();
+    }
+
+    /** The host owes more replies than the high water mark: read nothing more of it until they drain. */
+    private void pause() {
+        paused = true;
+        ctx.channel().config().setAutoRead(false);
+        backPressure.paused();
+        log.debug("{} queue {}: {} reply bytes unsent; reading paused", remote, qid, unsent());
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (paused && ctx.channel().isWritable() && !closed) {
+            paused = false;
+            backPressure.resumed();
+            ByteBuf pdu;
+            while (!paused && (pdu = held.poll()) != null) handlePdu(pdu);
+            if (!paused) ctx.channel().config().setAutoRead(true);
+            flushNow();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    private long unsent() {
+        io.netty.channel.ChannelOutboundBuffer b = ctx.channel().unsafe().outboundBuffer();
+        return b == null ? 0 : b.totalPendingWriteBytes();
     }
 
     @Override
@@ -149,6 +193,13 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        backPressure.closed();
+        if (paused) {
+            paused = false;
+            backPressure.resumed();
+        }
+        ByteBuf pdu;
+        while ((pdu = held.poll()) != null) pdu.release();
         // Every command still waiting for host data ends here, so whatever the target took for it (in-flight
         // budget, per-command state) comes back; completions of commands still running elsewhere only recycle.
         for (int i = 0; i < requestCount; i++) {
@@ -315,6 +366,13 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     private void write(Object msg) {
         ctx.write(msg, ctx.voidPromise());
+        if (!ctx.channel().isWritable()) {
+            long u = unsent();
+            if (u > peakUnsent) {
+                peakUnsent = u;
+                backPressure.peak(u);
+            }
+        }
         if (!inRead && !flushScheduled) {
             flushScheduled = true;
             ctx.executor().execute(flushTask);

@@ -23,6 +23,7 @@ public final class TcpTargetTransport implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final TcpTargetOptions options;
+    private final TcpBackPressure backPressure = new TcpBackPressure();
     private Channel server;
 
     public TcpTargetTransport(TcpTargetOptions options, int ioThreads) {
@@ -41,6 +42,8 @@ public final class TcpTargetTransport implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, EventLoops.receiveBuffers())
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, TcpBackPressure.WATER_MARK)
+                .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, TcpBackPressure.SIZES)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -49,11 +52,16 @@ public final class TcpTargetTransport implements AutoCloseable {
                             ch.pipeline().addLast("tls", TlsPskHandler.server(options.tls(), new TlsPskServerPeer(options.tlsKeys())));
                         }
                         ch.pipeline().addLast("pdu-decoder", decoder);
-                        ch.pipeline().addLast("nvme-tcp-target", new TcpTargetConnection(acceptor, options, decoder));
+                        ch.pipeline().addLast("nvme-tcp-target", new TcpTargetConnection(acceptor, options, decoder, backPressure));
                     }
                 });
         server = b.bind(address).sync().channel();
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** What the connections' back-pressure saw (and how many are open). */
+    public TcpBackPressure backPressure() {
+        return backPressure;
     }
 
     /** Stops accepting new connections; established ones go on until closed. */

@@ -146,7 +146,12 @@ public final class Controller {
             adminGone = session == admin;
             for (int i = 1; i < ioQueues.length; i++) if (ioQueues[i] == session) ioQueues[i] = null;
         }
-        if (adminGone) destroy("admin queue closed");
+        if (adminGone) {
+            // On the admin queue's thread: the AERs it held end with it (their completions only recycle slots).
+            TargetRequest r;
+            while ((r = pendingAers.poll()) != null) r.complete(io.jbof.nvme.Status.ABORTED_SQ_DELETION, 0);
+            destroy("admin queue closed");
+        }
     }
 
     /** A fatal controller error (keep-alive expiry, transport error): CSTS.CFS and every queue is closed. */

@@ -140,6 +140,7 @@ final class IoCommands {
         }
         IoOp op = op(req, session);
         op.fua = cmd.fua();
+        op.deallocateZeroes = (cmd.cdw(12) & (1 << 25)) != 0; // DEAC: the host lets us deallocate the zeroed blocks
         op.blocking(ns, IoOp.ZERO, cmd.slba() << ns.blockShift(), (long) cmd.nlb() << ns.blockShift());
     }
 
@@ -178,6 +179,7 @@ final class IoCommands {
         long position;
         long length;
         boolean fua;
+        boolean deallocateZeroes;
         int kind;
         int status;
         int ranges;
@@ -290,15 +292,15 @@ final class IoCommands {
                         for (FileNamespace n : all) n.force();
                         break;
                     case ZERO:
-                        ns.zero(position, length);
+                        if (deallocateZeroes) ns.deallocate(position, length); else ns.zero(position, length);
                         if (fua) ns.force();
                         break;
                     case DSM:
-                        // Deallocated blocks read as zeroes (DLFEAT = 001b), so zero them.
+                        // Holes punched: the space goes back to the file system, and the blocks read as zeroes (DLFEAT = 001b).
                         for (int i = 0; i < ranges; i++) {
                             long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
                             long slba = dsmRanges.getLongLE(i * 16 + 8);
-                            ns.zero(slba << ns.blockShift(), nlb << ns.blockShift());
+                            if (nlb > 0) ns.deallocate(slba << ns.blockShift(), nlb << ns.blockShift());
                         }
                         break;
                     default:

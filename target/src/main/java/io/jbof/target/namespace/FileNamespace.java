@@ -32,6 +32,8 @@ public final class FileNamespace implements AutoCloseable {
     private final boolean readOnly;
     private final UUID uuid;
     private final ExecutorService blockingExecutor;
+    /** fallocate(2) on the file; null when read-only or unavailable (zeroes are then written). */
+    private final FileSpace space;
 
     private FileNamespace(int nsid, Path path, FileChannel channel, int blockSize, long blocks, boolean readOnly, UUID uuid) {
         this.nsid = nsid;
@@ -41,12 +43,17 @@ public final class FileNamespace implements AutoCloseable {
         this.blocks = blocks;
         this.readOnly = readOnly;
         this.uuid = uuid;
+        this.space = readOnly ? null : FileSpace.open(path);
         AtomicInteger n = new AtomicInteger();
-        this.blockingExecutor = new ThreadPoolExecutor(1, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
+        // Four threads, so one long operation (a slow fdatasync, zeroes written where fallocate cannot) never
+        // holds up another host's Flush; a full queue is refused (Namespace Not Ready), never run on an event loop.
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
             Thread t = new Thread(r, "jbof-ns" + nsid + "-sync-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
-        }, new ThreadPoolExecutor.CallerRunsPolicy());
+        }, new ThreadPoolExecutor.AbortPolicy());
+        pool.allowCoreThreadTimeOut(true);
+        this.blockingExecutor = pool;
     }
 
     /**
@@ -129,8 +136,19 @@ public final class FileNamespace implements AutoCloseable {
         }
     }
 
-    /** Writes zeroes over [position, position+length). */
+    /** Zeroes [position, position+length): in place by fallocate where the file system can, else by writing zeroes. */
     public void zero(long position, long length) throws IOException {
+        if (space != null && (space.zeroRange(position, length) || space.punchHole(position, length))) return;
+        writeZeroes(position, length);
+    }
+
+    /** Deallocates [position, position+length): the file system takes the blocks back; they read as zeroes. */
+    public void deallocate(long position, long length) throws IOException {
+        if (space != null && space.punchHole(position, length)) return;
+        writeZeroes(position, length);
+    }
+
+    private void writeZeroes(long position, long length) throws IOException {
         while (length > 0) {
             ByteBuffer z = ZEROES.duplicate();
             int n = (int) Math.min(length, z.capacity());
@@ -156,6 +174,7 @@ public final class FileNamespace implements AutoCloseable {
         try {
             force();
         } finally {
+            if (space != null) space.close();
             channel.close();
         }
     }

@@ -20,6 +20,10 @@ public final class NvmeCommand {
 
     /** PSDT = 01b: SGLs for the data, metadata pointer a contiguous buffer (what Linux hosts set). */
     public static final int FLAGS_SGL = 0x40;
+    /** PSDT, bits 7:6 of the flags byte. */
+    public static final int FLAGS_PSDT_MASK = 0xC0;
+    /** FUSE, bits 1:0: first or second command of a fused operation. */
+    public static final int FLAGS_FUSE_MASK = 0x03;
 
     private ByteBuf buf;
     private int base;
@@ -66,6 +70,11 @@ public final class NvmeCommand {
     public NvmeCommand u16At(int offset, int v) { buf.setShortLE(base + offset, v); return this; }
     public NvmeCommand u32At(int offset, int v) { buf.setIntLE(base + offset, v); return this; }
     public NvmeCommand u64At(int offset, long v) { buf.setLongLE(base + offset, v); return this; }
+
+    /** Whether the command's data, if any, goes host to controller (opcode bit 0; FCTYPE bit 0 for Fabrics commands). */
+    public boolean dataToController() {
+        return ((opcode() == Opcodes.FABRICS ? fctype() : opcode()) & 1) != 0;
+    }
 
     // SGL descriptor 1 (data pointer)
     public long sglAddress() { return buf.getLongLE(base + OFF_DPTR); }

@@ -264,7 +264,9 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             int type = sgl >>> 4, subtype = sgl & 0xF;
             if (sgl == Sgl.ID_IN_CAPSULE) {
                 length = command.sglLength();
-                if (command.sglAddress() != 0 || length > inCapsule) {
+                if (length != 0 && !command.dataToController()) {
+                    sglStatus = Status.dnr(Status.INVALID_FIELD); // in-capsule data can only go to the controller (as nvmet)
+                } else if (command.sglAddress() != 0 || length > inCapsule) {
                     sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
                 } else if (length < 0 || length > capsuleData) {
                     sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);

@@ -119,8 +119,13 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 int want = in.getIntLE(at + (int) plen - Pdu.DIGEST);
                 int got = Pdu.crc32c(crc, in, at + pdo, dataLen);
                 if (want != got) {
-                    throw new DataDigestException(type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)),
-                            String.format("data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
+                    String what = String.format("data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got);
+                    if (!controllerSide) {
+                        throw new DataDigestException(type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)), what);
+                    }
+                    // The header is sound, so the stream is not lost: the controller fails only the command the
+                    // data belongs to (NVMe/TCP: a data digest error is not a fatal transport error).
+                    out.add(DATA_DIGEST_ERROR);
                 }
             }
             out.add(in.readRetainedSlice((int) plen));
@@ -143,7 +148,15 @@ public final class PduDecoder extends ByteToMessageDecoder {
         }
     }
 
-    /** A data digest mismatch: fatal for the connection, reported with the command it belonged to. */
+    /**
+     * On the controller side, emitted just before a PDU whose data digest did not match: the PDU follows
+     * (its header is sound), and its command is to fail with Transient Transport Error.
+     */
+    public static final Object DATA_DIGEST_ERROR = new Object() {
+        @Override public String toString() { return "DATA_DIGEST_ERROR"; }
+    };
+
+    /** A data digest mismatch on the host side: fatal for the connection, reported with the command it belonged to. */
     public static final class DataDigestException extends RuntimeException {
         public final int pduType;
         public final int cid;

@@ -57,7 +57,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     /** Not reading the host's PDUs: it owes us more than the high water mark of replies. */
     private boolean paused;
     /** PDUs that had been read off the socket when reading paused; handled, in order, once it resumes. */
-    private final java.util.ArrayDeque<ByteBuf> held = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<Object> held = new java.util.ArrayDeque<>();
+    /** The decoder marked the next PDU: its data digest did not match. */
+    private boolean dataDigestFailed;
     private long peakUnsent;
 
     private Request[] requests = new Request[16];
@@ -132,16 +134,20 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf pdu = (ByteBuf) msg;
         inRead = true;
         if (paused && !closed) {
-            held.add(pdu); // the decoder had these already; they wait with the socket
+            held.add(msg); // the decoder had these already; they wait with the socket
             return;
         }
-        handlePdu(pdu);
+        handle(msg);
     }
 
-    private void handlePdu(ByteBuf pdu) {
+    private void handle(Object msg) {
+        if (msg == PduDecoder.DATA_DIGEST_ERROR) {
+            dataDigestFailed = true;
+            return;
+        }
+        ByteBuf pdu = (ByteBuf) msg;
         try {
             if (closed) return;
             int type = Pdu.type(pdu, pdu.readerIndex());
@@ -171,8 +177,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         if (paused && ctx.channel().isWritable() && !closed) {
             paused = false;
             backPressure.resumed();
-            ByteBuf pdu;
-            while (!paused && (pdu = held.poll()) != null) handlePdu(pdu);
+            Object msg;
+            while (!paused && (msg = held.poll()) != null) handle(msg);
             if (!paused) ctx.channel().config().setAutoRead(true);
             flushNow();
         }
@@ -198,8 +204,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             paused = false;
             backPressure.resumed();
         }
-        ByteBuf pdu;
-        while ((pdu = held.poll()) != null) pdu.release();
+        Object msg;
+        while ((msg = held.poll()) != null) io.netty.util.ReferenceCountUtil.release(msg);
         // Every command still waiting for host data ends here, so whatever the target took for it (in-flight
         // budget, per-command state) comes back; completions of commands still running elsewhere only recycle.
         for (int i = 0; i < requestCount; i++) {
@@ -216,9 +222,6 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             PduException p = (PduException) c;
             log.warn("NVMe/TCP protocol error from {} (queue {}): {}; sending C2HTermReq FES {}", remote, qid, p.getMessage(), p.fes());
             terminate(p.fes(), p.fei());
-        } else if (c instanceof PduDecoder.DataDigestException) {
-            log.warn("{} from {} (queue {}): closing the connection", c.getMessage(), remote, qid);
-            ctx.close();
         } else if (c instanceof IOException) {
             log.debug("connection {} failed: {}", remote, c.toString());
             ctx.close();
@@ -292,11 +295,18 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
                     "host exceeded the queue size: " + inFlight + " commands in flight");
         }
         r.sqe.setBytes(0, pdu, at + Pdu.COMMON_HEADER, NvmeCommand.SIZE);
-        r.classify(pdu, at + pdo, inCapsule);
+        boolean corrupt = dataDigestFailed;
+        dataDigestFailed = false;
+        r.classify(pdu, at + pdo, corrupt ? 0 : inCapsule);
         if (sqFlowDisabled) {
             sqHead = 0;
         } else if (++sqHead >= sqSize) {
             sqHead = 0;
+        }
+        if (corrupt) {
+            log.warn("data digest error in the capsule of {} from {} (queue {}); failing it with Transient Transport Error", r.command, remote, qid);
+            r.complete(Status.TRANSIENT_TRANSPORT_ERROR, 0); // no DNR: the host may send it again
+            return;
         }
         handler.onCommand(r);
     }
@@ -329,6 +339,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         if (datao != r.received || (long) datao + datal > r.length) {
             throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
                     "H2CData DATAO " + datao + " DATAL " + datal + " outside the expected range (next " + r.received + ", length " + r.length + ")");
+        }
+        if (dataDigestFailed) {
+            dataDigestFailed = false;
+            log.warn("data digest error in H2CData for {} from {} (queue {}); failing it with Transient Transport Error", r.command, remote, qid);
+            r.fail(Status.TRANSIENT_TRANSPORT_ERROR);
         }
         r.deliver(pdu, at + pdo, datal);
     }
@@ -445,7 +460,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             length = command.sglLength();
             int id = command.sglIdentifier();
             if (id == Sgl.ID_IN_CAPSULE) {
-                if (command.sglAddress() != 0) {
+                if (length != 0 && !command.dataToController()) {
+                    sglStatus = Status.dnr(Status.INVALID_FIELD); // in-capsule data can only go to the controller (as nvmet)
+                } else if (command.sglAddress() != 0) {
                     sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
                 } else if (length > options.inCapsuleDataSize()) {
                     sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
@@ -537,6 +554,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             received = 0;
             if (closed) return;
             write(dataHeader(Pdu.R2T, command.cid(), index, 0, length, false, false));
+        }
+
+        /** The transfer fails with {@code status}; the rest of its data is only drained. */
+        void fail(int status) {
+            if (receiveStatus == Status.SUCCESS) receiveStatus = status;
         }
 
         void deliver(ByteBuf pdu, int at, int n) {

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,14 +86,21 @@ class PduDecoderTest {
     }
 
     @Test
-    void corruptDataDigestNamesTheCommand() {
+    void corruptDataDigestOnTheTargetMarksThePduAndDeliversIt() {
         ByteBuf b = capsule(false, true, new byte[64]);
         b.setShortLE(Pdu.COMMON_HEADER + 2, 0x1234); // CID of the SQE
         b.setByte(Pdu.CAPSULE_CMD_HLEN + 3, 9);
         EmbeddedChannel ch = target(false, true);
-        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(b));
-        assertTrue(e.getCause() instanceof PduDecoder.DataDigestException, String.valueOf(e.getCause()));
-        assertEquals(0x1234, ((PduDecoder.DataDigestException) e.getCause()).cid);
+        ch.writeInbound(b);
+        assertSame(PduDecoder.DATA_DIGEST_ERROR, ch.readInbound(), "the mark comes first");
+        ByteBuf pdu = ch.readInbound();
+        assertEquals(0x1234, pdu.getUnsignedShortLE(Pdu.COMMON_HEADER + 2), "then the PDU itself, whose command fails");
+        pdu.release();
+        ByteBuf good = capsule(false, true, new byte[64]);
+        ch.writeInbound(good);
+        ByteBuf next = ch.readInbound();
+        assertTrue(next != null, "the stream goes on");
+        next.release();
     }
 
     @Test

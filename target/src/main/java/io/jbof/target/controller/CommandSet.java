@@ -6,6 +6,7 @@ public final class CommandSet {
     final AdminCommands admin;
     final IoCommands io;
     final InflightBudget inflight;
+    final TargetLimits limits;
 
     public CommandSet(TargetContext target) {
         this(target, new InflightBudget(0));
@@ -16,5 +17,6 @@ public final class CommandSet {
         this.admin = new AdminCommands(target);
         this.io = new IoCommands(inflight);
         this.inflight = inflight;
+        this.limits = target.limits();
     }
 }

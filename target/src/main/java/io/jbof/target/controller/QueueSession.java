@@ -70,7 +70,10 @@ public final class QueueSession implements TargetQueueHandler {
     public void onCommand(TargetRequest request) {
         NvmeCommand cmd = request.command();
         try {
-            if (cmd.opcode() == Opcodes.FABRICS) {
+            int invalid = commonFieldsStatus(request);
+            if (invalid != Status.SUCCESS) {
+                request.complete(invalid, 0);
+            } else if (cmd.opcode() == Opcodes.FABRICS) {
                 commands.fabrics.handle(this, request);
             } else if (auth != null && !auth.authenticated()) {
                 request.complete(Status.dnr(Status.AUTHENTICATION_REQUIRED), 0);
@@ -86,6 +89,22 @@ public final class QueueSession implements TargetQueueHandler {
             log.error("internal error handling {} on queue {} from {}", cmd, qid, queue.remoteAddress(), e);
             request.complete(Status.INTERNAL_ERROR, 0);
         }
+    }
+
+    /**
+     * What every command must get right before its opcode is looked at (as Linux's nvmet_req_init): no
+     * fused operations, SGLs (PSDT 01b; PRPs mean nothing on a fabric), and a data length within MDTS
+     * (an absurd length is refused, never truncated to what the command happens to use).
+     */
+    private int commonFieldsStatus(TargetRequest request) {
+        int flags = request.command().flags();
+        if ((flags & NvmeCommand.FLAGS_FUSE_MASK) != 0) return Status.dnr(Status.INVALID_FIELD);
+        if ((flags & NvmeCommand.FLAGS_PSDT_MASK) != NvmeCommand.FLAGS_SGL) return Status.dnr(Status.INVALID_FIELD);
+        if (request.sglStatus() == Status.SUCCESS) {
+            int length = request.transferLength();
+            if (length < 0 || length > commands.limits.maxTransferBytes()) return Status.dnr(Status.INVALID_FIELD);
+        }
+        return Status.SUCCESS;
     }
 
     /**

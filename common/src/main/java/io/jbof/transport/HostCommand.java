@@ -18,6 +18,15 @@ public interface HostCommand {
 
     boolean dataToController();
 
+    /**
+     * Data bytes the transport has moved for this command since it was sent: its own counter, kept with
+     * the command so a transfer can be checked whole without a lookup (a controller that reports success
+     * after a short transfer must not leave stale bytes in the buffer).
+     */
+    int transferred();
+
+    void transferred(int bytes);
+
     /** The completion arrived (called on the connection's thread). */
     void onCompletion(NvmeCompletion completion);
 }

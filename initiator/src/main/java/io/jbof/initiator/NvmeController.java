@@ -112,7 +112,10 @@ public final class NvmeController implements AutoCloseable {
         int wanted = options.ioQueues;
         int granted = wanted;
         if (wanted > 0) granted = Math.min(wanted, negotiateQueues(wanted));
-        int depth = Math.min(options.queueDepth, Properties.capMaxQueueEntries(cap));
+        int mqes = Properties.capMaxQueueEntries(cap);
+        if (mqes < 2) throw new ControllerDataException("CAP.MQES", mqes - 1, "a queue of fewer than 2 entries (0's based)");
+        if (info.maxCommands() == 1) throw new ControllerDataException("MAXCMD", 1, "one command per queue");
+        int depth = Math.min(options.queueDepth, mqes);
         if (info.maxCommands() > 0) depth = Math.min(depth, info.maxCommands());
         for (int q = 1; q <= granted; q++) {
             QueuePair qp = new QueuePair(q, depth, TimeUnit.MILLISECONDS.toNanos(options.commandTimeoutMillis));

@@ -3,6 +3,7 @@ package io.jbof.transport.tcp;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
+import io.jbof.nvme.Status;
 import io.jbof.transport.HostCommand;
 import io.jbof.transport.HostConnection;
 import io.netty.buffer.ByteBuf;
@@ -92,6 +93,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         ByteBuf capsule = cmd.capsule();
         int base = capsule.readerIndex();
         int len = cmd.dataLength();
+        cmd.transferred(0);
         boolean inline = cmd.dataToController() && len > 0 && len <= inCapsuleDataSize;
         Sgl.write(capsule, base, 0, len, inline ? Sgl.ID_IN_CAPSULE : Sgl.ID_TCP_TRANSPORT);
         int hd = headerDigest ? Pdu.DIGEST : 0;
@@ -182,7 +184,24 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private void onResponse(ByteBuf pdu, int at) {
         completion.wrap(pdu, at + Pdu.COMMON_HEADER);
         HostCommand cmd = commandFor(completion.cid(), "CapsuleResp");
+        if (completion.status() == Status.SUCCESS && shortRead(cmd)) {
+            completeShort(cmd, completion.cid(), "CapsuleResp");
+            return;
+        }
         cmd.onCompletion(completion);
+    }
+
+    /** A read whose data did not all arrive: success would hand stale buffer bytes to the caller. */
+    private static boolean shortRead(HostCommand cmd) {
+        return !cmd.dataToController() && cmd.data() != null && cmd.transferred() != cmd.dataLength();
+    }
+
+    private void completeShort(HostCommand cmd, int cid, String what) {
+        log.warn("{}: the controller reported success ({}) for CID {} after {} of its {} data bytes; failing it with Data Transfer Error",
+                ctx.channel().remoteAddress(), what, cid, cmd.transferred(), cmd.dataLength());
+        syntheticCqe.setZero(0, NvmeCompletion.SIZE);
+        NvmeCompletion.write(syntheticCqe, 0, 0, 0, 0, cid, Status.dnr(Status.DATA_TRANSFER_ERROR));
+        cmd.onCompletion(completion.wrap(syntheticCqe, 0));
     }
 
     private void onC2HData(ByteBuf pdu, int at) {
@@ -200,11 +219,21 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
             throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
                     "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength() + "-byte buffer of CID " + cid);
         }
+        if (datao != cmd.transferred()) {
+            // Data of one command comes in order, each PDU where the last ended: a gap or overlap is no transfer we can check.
+            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
+                    "C2HData DATAO " + datao + " for CID " + cid + " where " + cmd.transferred() + " bytes had arrived");
+        }
         ByteBuf dst = cmd.data();
         dst.setBytes(dst.readerIndex() + datao, pdu, at + pdo, datal);
+        cmd.transferred(datao + datal);
         if ((flags & Pdu.FLAG_SUCCESS) != 0) {
             if ((flags & Pdu.FLAG_LAST_PDU) == 0) {
                 throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "C2HData SUCCESS without LAST_PDU");
+            }
+            if (shortRead(cmd)) {
+                completeShort(cmd, cid, "C2HData SUCCESS");
+                return;
             }
             syntheticCqe.setZero(0, NvmeCompletion.SIZE);
             NvmeCompletion.write(syntheticCqe, 0, 0, 0, 0, cid, 0);

@@ -293,6 +293,7 @@ public final class QueuePair implements HostConnection.Listener {
         final NvmeCommand command = new NvmeCommand().wrap(capsule, 0);
         Request request;
         long deadline;
+        int transferred;
 
         Slot(int cid) {
             this.cid = cid;
@@ -302,6 +303,8 @@ public final class QueuePair implements HostConnection.Listener {
         @Override public ByteBuf data() { return request.data; }
         @Override public int dataLength() { return request.dataLength; }
         @Override public boolean dataToController() { return request.toController; }
+        @Override public int transferred() { return transferred; }
+        @Override public void transferred(int bytes) { transferred = bytes; }
 
         @Override
         public void onCompletion(NvmeCompletion c) {

@@ -60,8 +60,20 @@ final class AdminCommands {
             return;
         }
         if (len < data.readableBytes()) data.writerIndex(data.readerIndex() + len);
+        if (len > data.readableBytes()) data = padded(data, len);
         if (data.readableBytes() > 0) req.sendData(data); else data.release();
         req.complete(Status.SUCCESS, 0);
+    }
+
+    /**
+     * {@code data} followed by zeroes up to {@code length} (at most MDTS): the host's whole buffer is
+     * written, as nvmet does, so a host that counts the bytes of a transfer sees it complete.
+     */
+    static ByteBuf padded(ByteBuf data, int length) {
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+        b.writeBytes(data, data.readerIndex(), data.readableBytes());
+        data.release();
+        return b.writeZero(length - b.writerIndex());
     }
 
     private static ByteBuf buffer(int size) {

@@ -95,7 +95,8 @@ final class FabricsCommands {
                 return;
             }
             int n = Math.min(m.length, Math.min(length, Math.max(req.transferLength(), 0)));
-            if (n > 0) req.sendData(Unpooled.wrappedBuffer(m, 0, n));
+            int whole = Math.max(req.transferLength(), 0);
+            if (whole > 0) req.sendData(AdminCommands.padded(Unpooled.wrappedBuffer(m, 0, n), whole));
             req.complete(Status.SUCCESS, 0);
             return;
         }

@@ -26,7 +26,7 @@ import java.util.Arrays;
         description = "NVMe-over-Fabrics initiator and tools for jbof targets (and any NVMe/TCP target).",
         subcommands = {DemoCommand.class, DiscoverCommand.class, ListCommand.class, IdCtrlCommand.class, IdNsCommand.class,
                 ReadCommand.class, WriteCommand.class, VerifyCommand.class, DurabilityCommand.class, BenchCommand.class, MountCommand.class, UmountCommand.class,
-                ShowHostnqnCommand.class, GenTlsKeyCommand.class, CommandLine.HelpCommand.class},
+                ShowHostnqnCommand.class, GenTlsKeyCommand.class, CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class},
         footer = {"", "Run 'jbof target --help' for the target daemon.",
                 "Examples:",
                 "  jbof demo",
@@ -34,7 +34,8 @@ import java.util.Arrays;
                 "  jbof id-ctrl -a 127.0.0.1 -s 4420 -n nqn.2024-01.io.jbof:vol1",
                 "  jbof write -n nqn.2024-01.io.jbof:vol1 --namespace-id 1 --offset 0 --input data.bin",
                 "  jbof mount -n nqn.2024-01.io.jbof:vol1 /mnt/vol1",
-                "  jbof bench -n nqn.2024-01.io.jbof:vol1 --rw randread --bs 4k --iodepth 32 --runtime 10s"})
+                "  jbof bench -n nqn.2024-01.io.jbof:vol1 --rw randread --bs 4k --iodepth 32 --runtime 10s",
+                "  source <(jbof generate-completion)      # bash completion of every verb and option"})
 public final class JbofMain {
     public static void main(String[] args) {
         boolean verbose = Arrays.asList(args).contains("-v") || Arrays.asList(args).contains("--verbose");
@@ -49,6 +50,7 @@ public final class JbofMain {
 
     static CommandLine commandLine(boolean verbose) {
         CommandLine cl = new CommandLine(new JbofMain());
+        withHelp(cl);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("jbof " + cmd.getCommandName() + ": " + describe(ex));
             if (verbose) ex.printStackTrace(cmd.getErr());
@@ -57,10 +59,24 @@ public final class JbofMain {
         return cl;
     }
 
+    /** Every verb answers -h/--help (and -V/--version), before its own arguments are checked. */
+    static void withHelp(CommandLine cl) {
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            if (!sub.getCommandSpec().mixinStandardHelpOptions()) sub.getCommandSpec().mixinStandardHelpOptions(true);
+            sub.getCommandSpec().version("jbof 0.1.0");
+            withHelp(sub);
+        }
+    }
+
     private static String describe(Throwable ex) {
         String m = ex.getMessage() != null ? ex.getMessage() : ex.getClass().getSimpleName();
         Throwable c = ex.getCause();
         if (c != null && c.getMessage() != null && !m.contains(c.getMessage())) m += " (" + c.getMessage() + ")";
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof java.net.UnknownHostException) {
+                return "cannot resolve the target's host name (" + t.getMessage() + "): give -a/--traddr an IP address, or a name this machine resolves";
+            }
+        }
         if (ex instanceof java.net.ConnectException || c instanceof java.net.ConnectException) {
             m += " -- is a target listening there? start one with: scripts/jbof-target --nqn NQN --namespace FILE:SIZE";
         }

@@ -98,6 +98,10 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
         if (cfg.subsystems.isEmpty()) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
         if (cfg.queueDepth < 2 || cfg.queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
+        if (cfg.maxControllers < 1 || cfg.maxControllers > 0xFFEF) {
+            throw new IllegalArgumentException("--max-controllers must be 1..65519 (controller IDs), not " + cfg.maxControllers);
+        }
+        if (cfg.ioThreads < 1) throw new IllegalArgumentException("--io-threads must be at least 1, not " + cfg.ioThreads);
         if (cfg.maxIoQueues < 1 || cfg.maxIoQueues > 65535) throw new IllegalArgumentException("max I/O queues must be 1..65535, not " + cfg.maxIoQueues);
         if (cfg.inCapsuleData < 0 || cfg.inCapsuleData > 1 << 20 || cfg.inCapsuleData % 16 != 0) {
             throw new IllegalArgumentException("in-capsule data size must be a multiple of 16 up to 1 MiB, not " + cfg.inCapsuleData);
@@ -131,6 +135,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private void openSubsystems(TargetConfig cfg) throws IOException {
+        java.util.Map<Object, String> files = new java.util.HashMap<>();
         for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
             boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
             Set<String> hosts = new HashSet<>(sc.hosts);
@@ -153,6 +158,13 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 long size = nc.size == null ? 0 : Sizes.parse(nc.size);
                 if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + sc.nqn + " has no path");
                 FileNamespace ns = FileNamespace.open(nsid, Path.of(nc.path), size, nc.blockSize, nc.readOnly, sc.nqn);
+                String earlier = files.putIfAbsent(ns.fileKey(), "namespace " + nsid + " of " + sc.nqn);
+                if (earlier != null) {
+                    ns.close();
+                    // Two namespaces over one file would alias each other's blocks behind the hosts' backs.
+                    throw new IllegalArgumentException("namespace file " + nc.path + " is already " + earlier
+                            + "; namespace " + nsid + " of " + sc.nqn + " needs a file of its own");
+                }
                 s.addNamespace(ns);
                 next = nsid + 1;
             }

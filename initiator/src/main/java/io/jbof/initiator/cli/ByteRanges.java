@@ -13,9 +13,10 @@ final class ByteRanges {
     }
 
     static void check(Namespace ns, long offset, long length) {
-        if (offset < 0 || length < 0 || offset + length > ns.sizeBytes()) {
-            throw new IllegalArgumentException("bytes [" + offset + ", " + (offset + length) + ") lie outside namespace " + ns.nsid()
-                    + " (" + ns.sizeBytes() + " bytes)");
+        // Compared without adding: offset + length may not fit in a long.
+        if (offset < 0 || length < 0 || offset > ns.sizeBytes() || length > ns.sizeBytes() - offset) {
+            throw new IllegalArgumentException("--offset " + offset + " --length " + length + " reaches beyond namespace " + ns.nsid()
+                    + ", which holds " + ns.sizeBytes() + " bytes: give a range inside it (or omit --length to read to the end)");
         }
     }
 }

@@ -27,10 +27,10 @@ final class NamespaceSpec {
             if (p.equals("ro") || p.equals("readonly")) {
                 spec.ns.readOnly = true;
             } else if (p.startsWith("bs=")) {
-                spec.ns.blockSize = Integer.parseInt(p.substring(3));
+                spec.ns.blockSize = number(p.substring(3), "bs", text);
                 if (spec.ns.blockSize != 512 && spec.ns.blockSize != 4096) throw new IllegalArgumentException("block size must be 512 or 4096, not " + p.substring(3));
             } else if (p.startsWith("nsid=")) {
-                spec.ns.nsid = Integer.parseInt(p.substring(5));
+                spec.ns.nsid = number(p.substring(5), "nsid", text);
             } else if (p.startsWith("nqn=")) {
                 spec.nqn = p.substring(4);
             } else {
@@ -38,5 +38,14 @@ final class NamespaceSpec {
             }
         }
         return spec;
+    }
+
+    private static int number(String value, String key, String text) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + "=" + value + " in --namespace '" + text + "' is not a number"
+                    + (key.equals("nsid") ? " (an NSID from 1, e.g. nsid=2)" : " (512 or 4096)"));
+        }
     }
 }

@@ -77,9 +77,18 @@ public final class FileNamespace implements AutoCloseable {
         } else if (!Files.isRegularFile(path)) {
             throw new IOException(path + " is not a regular file");
         }
-        FileChannel ch = readOnly
-                ? FileChannel.open(path, StandardOpenOption.READ)
-                : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
+        FileChannel ch;
+        try {
+            ch = readOnly
+                    ? FileChannel.open(path, StandardOpenOption.READ)
+                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IOException("cannot open namespace file " + path + (readOnly ? " for reading" : exists ? " for writing" : " (creating it)")
+                    + ": permission denied; run the target as a user who may " + (exists ? "" : "create and ") + "write it"
+                    + (readOnly || !exists ? "" : ", or export it read-only with ,ro"), e);
+        } catch (java.nio.file.FileSystemException e) {
+            throw new IOException("cannot open namespace file " + path + ": " + (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()), e);
+        }
         try {
             if (!exists) {
                 // Sparse: set the length by writing the last byte.
@@ -117,6 +126,12 @@ public final class FileNamespace implements AutoCloseable {
     public boolean readOnly() { return readOnly; }
     /** Stable across restarts: derived from subsystem NQN, NSID and file path. */
     public UUID uuid() { return uuid; }
+
+    /** What identifies the file itself (device and inode), so one file named twice, or by a link, is recognised. */
+    public Object fileKey() throws IOException {
+        Object key = Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        return key != null ? key : path.toRealPath();
+    }
     public ExecutorService blockingExecutor() { return blockingExecutor; }
 
     /** True when [slba, slba+nlb) lies inside the namespace. */

@@ -255,20 +255,13 @@ class DhchapAuthenticationTest {
     }
 
     private static void send(Socket s, ByteBuf sqe, byte[] data, int len) throws IOException {
-        ByteBuf pdu = Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN + len);
-        Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, 0, Pdu.CAPSULE_CMD_HLEN, len > 0 ? Pdu.CAPSULE_CMD_HLEN : 0, Pdu.CAPSULE_CMD_HLEN + len);
-        pdu.writeBytes(sqe, 0, NvmeCommand.SIZE);
-        pdu.writeBytes(data, 0, len);
+        ByteBuf pdu = RawTcpHost.capsule(sqe, data, len, false);
         s.getOutputStream().write(pdu.array(), 0, pdu.writerIndex());
     }
 
     private static ByteBuf readPdu(DataInputStream in) throws IOException {
-        byte[] head = new byte[Pdu.COMMON_HEADER];
-        in.readFully(head);
-        int plen = Pdu.plen(Unpooled.wrappedBuffer(head), 0);
-        byte[] all = new byte[plen];
-        System.arraycopy(head, 0, all, 0, Pdu.COMMON_HEADER);
-        in.readFully(all, Pdu.COMMON_HEADER, plen - Pdu.COMMON_HEADER);
-        return Unpooled.wrappedBuffer(all);
+        ByteBuf pdu = RawTcpHost.readPdu(in);
+        if (pdu == null) throw new java.io.EOFException("the target closed the connection");
+        return pdu;
     }
 }

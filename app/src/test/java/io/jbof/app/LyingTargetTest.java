@@ -157,14 +157,9 @@ class LyingTargetTest {
             try {
                 DataInputStream in = new DataInputStream(from.getInputStream());
                 OutputStream out = to.getOutputStream();
-                while (true) {
-                    byte[] head = new byte[Pdu.COMMON_HEADER];
-                    in.readFully(head);
-                    int plen = Pdu.plen(Unpooled.wrappedBuffer(head), 0);
-                    byte[] all = new byte[plen];
-                    System.arraycopy(head, 0, all, 0, head.length);
-                    in.readFully(all, head.length, plen - head.length);
-                    ByteBuf pdu = lie.apply(Unpooled.wrappedBuffer(all));
+                ByteBuf next;
+                while ((next = RawTcpHost.readPdu(in)) != null) {
+                    ByteBuf pdu = lie.apply(next);
                     if (pdu != null) out.write(pdu.array(), pdu.arrayOffset(), pdu.writerIndex());
                 }
             } catch (IOException ignored) {

@@ -3,7 +3,6 @@ package io.jbof.app;
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
-import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
 import io.jbof.nvme.Status;

@@ -114,6 +114,11 @@ final class RawTcpHost implements AutoCloseable {
 
     /** Sends a CapsuleCmd with {@code len} bytes of in-capsule data (none when data is null). */
     void sendCapsule(ByteBuf sqe, byte[] data, int len) throws IOException {
+        write(capsule(sqe, data, len, dataDigest));
+    }
+
+    /** A CapsuleCmd PDU: the 64-byte command and {@code len} bytes of in-capsule data, with their digest if asked. */
+    static ByteBuf capsule(ByteBuf sqe, byte[] data, int len, boolean dataDigest) {
         int dd = len > 0 && dataDigest ? Pdu.DIGEST : 0;
         ByteBuf pdu = Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN + len + dd);
         Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, dd > 0 ? Pdu.FLAG_DDGST : 0, Pdu.CAPSULE_CMD_HLEN,
@@ -123,7 +128,7 @@ final class RawTcpHost implements AutoCloseable {
             pdu.writeBytes(data, 0, len);
             if (dd > 0) pdu.writeIntLE(digest(data, 0, len));
         }
-        write(pdu);
+        return pdu;
     }
 
     /** Sends one H2CData PDU; {@code corruptDigest} sends a wrong data digest. */
@@ -150,6 +155,11 @@ final class RawTcpHost implements AutoCloseable {
 
     /** The next PDU whole, or null when the target closed the connection. */
     ByteBuf readPdu() throws IOException {
+        return readPdu(in);
+    }
+
+    /** The next PDU whole from {@code in}, or null when the stream ended (or was reset) first. */
+    static ByteBuf readPdu(DataInputStream in) throws IOException {
         byte[] head = new byte[Pdu.COMMON_HEADER];
         try {
             in.readFully(head);

@@ -18,7 +18,6 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterAll;
 
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -164,10 +163,7 @@ class TargetCommandFuzzTest {
     }
 
     private static void writeCapsule(Socket s, ByteBuf sqe, byte[] data, int len) throws IOException {
-        ByteBuf pdu = Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN + len);
-        Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, 0, Pdu.CAPSULE_CMD_HLEN, len > 0 ? Pdu.CAPSULE_CMD_HLEN : 0, Pdu.CAPSULE_CMD_HLEN + len);
-        pdu.writeBytes(sqe, 0, NvmeCommand.SIZE);
-        pdu.writeBytes(data, 0, len);
+        ByteBuf pdu = RawTcpHost.capsule(sqe, data, len, false);
         try {
             s.getOutputStream().write(pdu.array(), 0, pdu.writerIndex());
         } catch (SocketException closed) {
@@ -202,22 +198,6 @@ class TargetCommandFuzzTest {
     }
 
     private static ByteBuf readPdu(DataInputStream in) throws IOException {
-        byte[] head = new byte[Pdu.COMMON_HEADER];
-        try {
-            in.readFully(head);
-        } catch (EOFException | SocketException e) {
-            return null;
-        }
-        ByteBuf h = Unpooled.wrappedBuffer(head);
-        int plen = Pdu.plen(h, 0);
-        if (plen < Pdu.COMMON_HEADER || plen > (4 << 20)) fail("the target sent a PDU with PLEN " + plen);
-        byte[] all = new byte[plen];
-        System.arraycopy(head, 0, all, 0, Pdu.COMMON_HEADER);
-        try {
-            in.readFully(all, Pdu.COMMON_HEADER, plen - Pdu.COMMON_HEADER);
-        } catch (EOFException | SocketException e) {
-            return null;
-        }
-        return Unpooled.wrappedBuffer(all);
+        return RawTcpHost.readPdu(in);
     }
 }

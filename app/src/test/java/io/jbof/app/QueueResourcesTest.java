@@ -58,6 +58,30 @@ class QueueResourcesTest {
     }
 
     @Test
+    void aHostThatStallsAfterItsR2TLosesItsConnectionAndTheBudgetComesBack() throws Exception {
+        // The surefire configuration sets jbof.tcp.dataTimeoutMs to 5 s (default 30 s).
+        TargetConfig cfg = TestTargets.config(NQN, dir.resolve("a.img"));
+        cfg.maxInflightBytes = "1M";
+        try (TargetServer t = TestTargets.start(cfg)) {
+            int port = TestTargets.port(t);
+            try (RawTcpHost admin = RawTcpHost.admin(port, NQN, 0); // KATO 0: keep-alive never ends it
+                 RawTcpHost stalled = RawTcpHost.io(port, NQN, admin.cntlid(), 1, false);
+                 NvmeController other = NvmeController.connect(ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(1).build())) {
+                ByteBuf sqe = RawTcpHost.sqe(Opcodes.IO_WRITE, 7);
+                RawTcpHost.command(sqe).nsid(1).slba(0).nlb(256);
+                Sgl.write(sqe, 0, 0, 1 << 20, Sgl.ID_TCP_TRANSPORT);
+                stalled.sendCapsule(sqe, null, 0);
+                assertEquals(Pdu.R2T, Pdu.type(stalled.readPdu(), 0));
+                // The whole budget is held; the other host's Write waits until the stalled connection is ended.
+                other.namespace(1).write(other.ioQueues().get(0), 512, 256, Unpooled.wrappedBuffer(new byte[1 << 20]), false)
+                        .get(60, TimeUnit.SECONDS);
+                assertEquals(null, stalled.readPdu(), "the stalled connection was closed");
+            }
+            assertEquals(0, t.inflight().used(), "every byte came back to the budget");
+        }
+    }
+
+    @Test
     void aSecondConnectOnTheSameQueueIsRefusedAndLeavesNoController() throws Exception {
         TargetConfig cfg = TestTargets.config(NQN, dir.resolve("a.img"));
         cfg.maxControllers = 8;

@@ -61,6 +61,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     /** The decoder marked the next PDU: its data digest did not match. */
     private boolean dataDigestFailed;
     private long peakUnsent;
+    private boolean transferWatch;
+    private final Runnable checkTransfers = this::checkTransfers;
 
     private Request[] requests = new Request[16];
     private int requestCount;
@@ -348,6 +350,41 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         r.deliver(pdu, at + pdo, datal);
     }
 
+    // ---- stalled transfers ----
+
+    /**
+     * A host that asked to write, got its R2T and then sends nothing would hold what the command took
+     * (its share of --max-inflight-bytes) for as long as it keeps its admin queue alive. One timer per
+     * connection, only while some transfer waits for data, ends such a connection.
+     */
+    private void watchTransfers() {
+        if (transferWatch || closed) return;
+        transferWatch = true;
+        ctx.executor().schedule(checkTransfers, DATA_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private void checkTransfers() {
+        transferWatch = false;
+        if (closed) return;
+        long now = System.nanoTime();
+        long oldest = now;
+        for (int i = 0; i < requestCount; i++) {
+            Request r = requests[i];
+            if (!r.active || r.receiver == null) continue;
+            if (now - r.lastDataNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS)) {
+                log.warn("{} queue {}: no data for the R2T of {} within {} ms; closing the connection", remote, qid, r.command, DATA_TIMEOUT_MS);
+                ctx.close();
+                return;
+            }
+            oldest = Math.min(oldest, r.lastDataNanos);
+        }
+        if (oldest != now) {
+            transferWatch = true;
+            long due = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS) - (now - oldest);
+            ctx.executor().schedule(checkTransfers, Math.max(due, 1), java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
     // ---- request pool ----
 
     private Request acquire() {
@@ -444,6 +481,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         DataReceiver receiver;
         int received;
         int receiveStatus;
+        /** When the R2T went out or the last of its data came in: a transfer that stalls past DATA_TIMEOUT_MS ends the connection. */
+        long lastDataNanos;
         boolean completed;
         Object attachment;
 
@@ -553,6 +592,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             receiver = r;
             received = 0;
             if (closed) return;
+            lastDataNanos = System.nanoTime();
+            watchTransfers();
             write(dataHeader(Pdu.R2T, command.cid(), index, 0, length, false, false));
         }
 
@@ -562,6 +603,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         }
 
         void deliver(ByteBuf pdu, int at, int n) {
+            lastDataNanos = System.nanoTime();
             if (receiveStatus == Status.SUCCESS) {
                 int s = receiver.onData(pdu.slice(at, n), received);
                 if (s != Status.SUCCESS) receiveStatus = s;
@@ -600,6 +642,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     static final int SENDFILE_MIN = Integer.getInteger("jbof.sendfileMin", 16384);
     /** Bound on the time from accepting a connection to its Fabrics Connect (ICReq included). */
     static final long CONNECT_TIMEOUT_MS = Long.getLong("jbof.tcp.connectTimeoutMs", 30_000);
+    /** Bound on the wait for a host's data after an R2T (or between its H2CData PDUs). */
+    static final long DATA_TIMEOUT_MS = Long.getLong("jbof.tcp.dataTimeoutMs", 30_000);
 
     static String onOff(boolean on) {
         return on ? "on" : "off";

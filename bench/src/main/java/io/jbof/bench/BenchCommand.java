@@ -62,14 +62,19 @@ public final class BenchCommand implements Callable<Integer> {
     Path output;
     @Option(names = "--group_reporting", description = "One merged job in the report instead of one per job.")
     boolean groupReporting;
-    @Option(names = "--latency-html", paramLabel = "FILE", description = "Also write a latency percentile plot (HTML with SVG) to FILE.")
+    @Option(names = "--latency-html", paramLabel = "FILE", description = "Also write a latency percentile plot (HTML with SVG) to FILE; one curve per round.")
     Path latencyHtml;
+    @Option(names = "--rounds", defaultValue = "1", description = "Run the workload N times in a row (the ramp only before the first) and report "
+            + "each round, the median and the spread (min-max); the detailed report is the median round's (default 1).")
+    int rounds;
 
     @Override
     public Integer call() throws Exception {
         if (verify != null && !verify.equalsIgnoreCase("crc32c")) throw new IllegalArgumentException("--verify takes crc32c");
         if (!format.equals("normal") && !format.equals("json")) throw new IllegalArgumentException("--output-format takes normal or json");
         if (iodepth < 1 || numjobs < 1) throw new IllegalArgumentException("--iodepth and --numjobs must be at least 1");
+        if (rounds < 1) throw new IllegalArgumentException("--rounds must be at least 1");
+        if (rounds > 1 && verify != null) throw new IllegalArgumentException("--verify writes each block once: run it with --rounds 1");
         if (rwmixread < 0 || rwmixread > 100) throw new IllegalArgumentException("--rwmixread is a percentage");
         int blockSize = (int) Sizes.parse(bs);
         Workload w = new Workload(name, RwMode.parse(rw), rwmixread, blockSize, iodepth, numjobs, duration(runtime, "--runtime"),
@@ -81,16 +86,28 @@ public final class BenchCommand implements Callable<Integer> {
             PrintStream progress = System.console() != null && output == null && format.equals("normal") ? System.err : null;
             // As fio's "Starting N processes": the queues are up and I/O begins now (scripts wait for it).
             System.err.printf("jbof bench: starting %d job(s) on %s%n", numjobs, target);
-            List<JobResult> jobs = new BenchRun(c, w, progress).run();
-            JobResult all = JobResult.merge(name, jobs);
+            List<List<JobResult>> perRound = new java.util.ArrayList<>();
+            List<JobResult> merged = new java.util.ArrayList<>();
+            for (int r = 0; r < rounds; r++) {
+                List<JobResult> jobs = new BenchRun(c, r == 0 ? w : w.withoutRamp(), progress).run();
+                perRound.add(jobs);
+                merged.add(JobResult.merge(name, jobs));
+                if (rounds > 1) System.err.printf(Locale.ROOT, "jbof bench: round %d of %d: %s%n", r + 1, rounds, Rounds.line(merged.get(r)));
+            }
+            int median = Rounds.medianIndex(merged);
+            List<JobResult> jobs = perRound.get(median);
+            JobResult all = merged.get(median);
             FioReport report = new FioReport(w, target);
-            String text = format.equals("json") ? report.json(groupReporting ? List.of(all) : jobs)
-                    : report.text(groupReporting ? List.of(all) : jobs, all);
+            String text = format.equals("json") ? report.json(groupReporting ? List.of(all) : jobs, rounds > 1 ? merged : List.of())
+                    : report.text(groupReporting ? List.of(all) : jobs, all) + (rounds > 1 ? Rounds.text(merged, median) : "");
             if (output != null) Files.writeString(output, text, StandardCharsets.UTF_8);
             else System.out.print(text.endsWith("\n") ? text : text + "\n");
-            if (latencyHtml != null) Files.writeString(latencyHtml, LatencyPlot.html(w, all), StandardCharsets.UTF_8);
-            if (all.error != 0) return 3;
-            return all.verifyErrors > 0 ? 4 : 0;
+            if (latencyHtml != null) Files.writeString(latencyHtml, LatencyPlot.html(w, merged), StandardCharsets.UTF_8);
+            for (JobResult r : merged) {
+                if (r.error != 0) return 3;
+                if (r.verifyErrors > 0) return 4;
+            }
+            return 0;
         }
     }
 

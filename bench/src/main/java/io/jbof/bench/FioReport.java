@@ -25,6 +25,11 @@ final class FioReport {
     // ---- JSON ----
 
     String json(List<JobResult> jobs) throws Exception {
+        return json(jobs, List.of());
+    }
+
+    /** fio's layout; with several rounds, also "jbof_rounds" (each round's figures) and "jbof_rounds_summary" (median, min, max). */
+    String json(List<JobResult> jobs, List<JobResult> rounds) throws Exception {
         ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = m.createObjectNode();
         long now = System.currentTimeMillis();
@@ -61,6 +66,7 @@ final class FioReport {
             }
         }
         root.putArray("disk_util");
+        if (!rounds.isEmpty()) Rounds.json(root, rounds);
         return m.writeValueAsString(root);
     }
 

@@ -18,4 +18,8 @@ import java.util.List;
  */
 record Workload(String name, RwMode rw, int rwmixread, int blockSize, int iodepth, int numjobs, long runtimeNanos, long rampNanos,
                 long offset, long size, List<Integer> nsids, boolean verify, long rateIops, long seed) {
+    /** The same workload without its ramp time: later rounds of a run start warm. */
+    Workload withoutRamp() {
+        return new Workload(name, rw, rwmixread, blockSize, iodepth, numjobs, runtimeNanos, 0, offset, size, nsids, verify, rateIops, seed);
+    }
 }

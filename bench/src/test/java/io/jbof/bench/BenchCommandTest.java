@@ -36,6 +36,34 @@ class BenchCommandTest {
     }
 
     @Test
+    void roundsAreEachReportedWithTheirMedianAndSpread() throws Exception {
+        try (TargetServer t = target()) {
+            Path html = dir.resolve("lat.html");
+            JsonNode j = bench(t, 0, "--rw", "randread", "--bs", "4k", "--iodepth", "4", "--runtime", "500ms", "--rounds", "3",
+                    "--latency-html", html.toString());
+            JsonNode rounds = j.get("jbof_rounds");
+            assertEquals(3, rounds.size(), "one entry per round");
+            double[] iops = new double[3];
+            for (int i = 0; i < 3; i++) {
+                assertEquals(i + 1, rounds.get(i).get("round").asInt());
+                iops[i] = rounds.get(i).get("iops").asDouble();
+                assertTrue(iops[i] > 0, "round " + (i + 1) + " did I/O");
+            }
+            java.util.Arrays.sort(iops);
+            JsonNode s = j.get("jbof_rounds_summary").get("iops");
+            assertEquals(iops[1], s.get("median").asDouble(), 1e-6);
+            assertEquals(iops[0], s.get("min").asDouble(), 1e-6);
+            assertEquals(iops[2], s.get("max").asDouble(), 1e-6);
+            // The detailed fio-layout report is the median round's.
+            assertEquals(iops[1], j.get("jobs").get(0).get("read").get("iops").asDouble(), iops[1] * 0.01);
+            String page = java.nio.file.Files.readString(html);
+            for (int r = 1; r <= 3; r++) assertTrue(page.contains("read, round " + r), "a curve for round " + r);
+            assertTrue(new CommandLine(new BenchCommand()).execute("-a", "127.0.0.1", "-s", String.valueOf(t.boundAddresses().get(0).getPort()),
+                    "-n", NQN, "--rounds", "0") != 0, "--rounds 0 is refused");
+        }
+    }
+
+    @Test
     void jsonReportHasFiosLayoutWithCountsThatAddUp() throws Exception {
         try (TargetServer t = target()) {
             JsonNode j = bench(t, 0, "--rw", "randrw", "--rwmixread", "70", "--bs", "4k", "--iodepth", "8", "--numjobs", "2",

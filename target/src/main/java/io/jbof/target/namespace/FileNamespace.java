@@ -34,6 +34,15 @@ public final class FileNamespace implements AutoCloseable {
     private final ExecutorService blockingExecutor;
     /** fallocate(2) on the file; null when read-only or unavailable (zeroes are then written). */
     private final FileSpace space;
+    /**
+     * Each thread that reads or writes gets a descriptor of its own. The JDK registers every blocking
+     * FileChannel call in the channel's thread set under that set's monitor, so one channel shared by
+     * all event loops would be a lock every I/O of every loop takes. fsync covers the file whichever
+     * descriptor asks, so Flush still uses the first.
+     */
+    private final ThreadLocal<FileChannel> perThread = ThreadLocal.withInitial(this::openForThread);
+    private final java.util.Queue<FileChannel> threadChannels = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
 
     private FileNamespace(int nsid, Path path, FileChannel channel, int blockSize, long blocks, boolean readOnly, UUID uuid) {
         this.nsid = nsid;
@@ -118,7 +127,26 @@ public final class FileNamespace implements AutoCloseable {
 
     public int nsid() { return nsid; }
     public Path path() { return path; }
-    public FileChannel channel() { return channel; }
+    /** This thread's descriptor of the file (see {@link #perThread}). */
+    public FileChannel channel() { return perThread.get(); }
+
+    private FileChannel openForThread() {
+        if (closed) return channel;
+        try {
+            FileChannel c = readOnly ? FileChannel.open(path, StandardOpenOption.READ)
+                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            threadChannels.add(c);
+            if (closed) { // raced with close: give it back, use the first (closed) one
+                threadChannels.remove(c);
+                c.close();
+                return channel;
+            }
+            return c;
+        } catch (IOException e) {
+            // The path may be gone (renamed, deleted): the first descriptor still reaches the file.
+            return channel;
+        }
+    }
     public int blockSize() { return blockSize; }
     public int blockShift() { return Integer.numberOfTrailingZeros(blockSize); }
     public long blocks() { return blocks; }
@@ -143,9 +171,10 @@ public final class FileNamespace implements AutoCloseable {
     public void write(ByteBuf src, long position) throws IOException {
         int at = src.readerIndex();
         int end = at + src.readableBytes();
+        FileChannel ch = channel();
         // ByteBuf.getBytes(.., FileChannel, ..) writes through the buffer's reused internal view: no ByteBuffer per write.
         while (at < end) {
-            int n = src.getBytes(at, channel, position, end - at);
+            int n = src.getBytes(at, ch, position, end - at);
             at += n;
             position += n;
         }
@@ -168,7 +197,7 @@ public final class FileNamespace implements AutoCloseable {
             ByteBuffer z = ZEROES.duplicate();
             int n = (int) Math.min(length, z.capacity());
             z.limit(n);
-            while (z.hasRemaining()) position += channel.write(z, position);
+            while (z.hasRemaining()) position += channel().write(z, position);
             length -= n;
         }
     }
@@ -180,6 +209,7 @@ public final class FileNamespace implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closed = true;
         blockingExecutor.shutdown();
         try {
             blockingExecutor.awaitTermination(10, TimeUnit.SECONDS);
@@ -190,6 +220,8 @@ public final class FileNamespace implements AutoCloseable {
             force();
         } finally {
             if (space != null) space.close();
+            FileChannel c;
+            while ((c = threadChannels.poll()) != null) c.close();
             channel.close();
         }
     }

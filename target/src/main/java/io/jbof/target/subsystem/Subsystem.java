@@ -15,7 +15,11 @@ public final class Subsystem implements AutoCloseable {
     private final String nqn;
     private final String serial;
     private final String model;
-    private final TreeMap<Integer, FileNamespace> namespaces = new TreeMap<>();
+    /**
+     * Copy on write: every I/O command looks its namespace up, from every event loop, so reads take no
+     * lock (a synchronized lookup was a monitor all loops contended for); changes are rare.
+     */
+    private volatile TreeMap<Integer, FileNamespace> namespaces = new TreeMap<>();
     private final boolean allowAnyHost;
     private final Set<String> allowedHosts;
     /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
@@ -37,19 +41,22 @@ public final class Subsystem implements AutoCloseable {
 
     public synchronized void addNamespace(FileNamespace ns) {
         if (namespaces.containsKey(ns.nsid())) throw new IllegalArgumentException("NSID " + ns.nsid() + " is already used in " + nqn);
-        namespaces.put(ns.nsid(), ns);
+        TreeMap<Integer, FileNamespace> next = new TreeMap<>(namespaces);
+        next.put(ns.nsid(), ns);
+        namespaces = next;
     }
 
-    public synchronized FileNamespace namespace(int nsid) {
+    public FileNamespace namespace(int nsid) {
         return namespaces.get(nsid);
     }
 
-    public synchronized Collection<FileNamespace> namespaces() {
-        return Collections.unmodifiableCollection(new java.util.ArrayList<>(namespaces.values()));
+    public Collection<FileNamespace> namespaces() {
+        return Collections.unmodifiableCollection(namespaces.values());
     }
 
-    public synchronized int maxNsid() {
-        return namespaces.isEmpty() ? 0 : namespaces.lastKey();
+    public int maxNsid() {
+        TreeMap<Integer, FileNamespace> n = namespaces;
+        return n.isEmpty() ? 0 : n.lastKey();
     }
 
     public boolean allows(String hostNqn) {

@@ -33,8 +33,8 @@ class FuseTargetKilledTest {
 
     @Test
     void callersGetEioUnmountSucceedsAndFsyncedDataSurvives() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")) && Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfuse.so.2")),
-                "FUSE is not available (apt-get install -y libfuse2 fuse)");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")),
+                "no /dev/fuse on this machine (modprobe fuse)");
         Path vol = dir.resolve("vol.img");
         String[] args = {"--listen", "127.0.0.1:0", "--nqn", NQN, "--namespace", vol + ":16M"};
         byte[] data = new byte[1_000_003];
@@ -42,7 +42,7 @@ class FuseTargetKilledTest {
         Path mnt = Files.createDirectories(dir.resolve("mnt"));
         try (DaemonProcess t = DaemonProcess.java(args)) {
             NvmeController c = NvmeController.connect(options(t.port));
-            FuseMount m = FuseMount.mount(c, mnt, new FuseMount.Options(true, false, false, List.of(), false));
+            FuseMount m = FuseMount.mount(c, mnt, FuseMount.Options.defaults().withDirectIo(true));
             try {
                 try (FileChannel ch = FileChannel.open(mnt.resolve("ns1"), StandardOpenOption.WRITE)) {
                     ByteBuffer b = ByteBuffer.wrap(data);

@@ -100,13 +100,13 @@ class ReconnectTest {
     @Test
     @Timeout(120)
     void aFuseMountRidesOutATargetRestart() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")) && Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfuse.so.2")),
-                "FUSE is not available (apt-get install -y libfuse2 fuse3)");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")),
+                "no /dev/fuse on this machine (modprobe fuse)");
         int port = freePort();
         byte[] data = random(100_000, 3);
         Path mnt = Files.createDirectories(dir.resolve("mnt"));
         try (NvmeController c = connectAfterStart(port)) {
-            FuseMount m = FuseMount.mount(c, mnt, new FuseMount.Options(true, false, false, List.of(), false));
+            FuseMount m = FuseMount.mount(c, mnt, FuseMount.Options.defaults().withDirectIo(true));
             try (FileChannel ch = FileChannel.open(mnt.resolve("ns1"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 ch.write(ByteBuffer.wrap(data), 5000);
                 ch.force(false);

@@ -1,5 +1,7 @@
 package io.jbof.fuse;
 
+import io.jbof.fuse.kernel.FuseDevice;
+import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.NvmeController;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -7,38 +9,39 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A mounted {@link VolumeFileSystem}: libfuse's loop runs on its own thread (multi-threaded: it adds
- * worker threads while requests wait); {@link #mount} returns once the kernel's FUSE INIT was served.
- * {@link #close} unmounts, waits for the loop to end and sends Flush to every namespace with writes.
+ * A mounted {@link VolumeFileSystem}, served by jbof's own FUSE server ({@link FuseSession}) on
+ * /dev/fuse: {@link #mount} returns once the kernel's INIT was answered. {@link #close} unmounts,
+ * waits for the readers to see the end and sends Flush to every namespace with writes.
  */
 public final class FuseMount implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FuseMount.class);
-    /** 128 KiB: the most a FUSE 2 request carries (the kernel's default of 32 pages). */
-    public static final int MAX_IO = 128 * 1024;
 
-    /** How to mount: page-cache bypass, other users' access, read-only, extra -o options for libfuse. */
-    public record Options(boolean directIo, boolean allowOther, boolean readOnly, List<String> extra, boolean debug) {
+    /**
+     * How to mount: page-cache bypass, other users' access, read-only, the kernel's write cache (opt-in),
+     * and the server's shape (readers, max_background, largest request).
+     */
+    public record Options(boolean directIo, boolean allowOther, boolean readOnly, boolean writebackCache, FuseSession.Config server) {
         public static Options defaults() {
-            return new Options(false, false, false, List.of(), false);
+            return new Options(false, false, false, false, FuseSession.Config.defaults());
+        }
+
+        public Options withDirectIo(boolean on) {
+            return new Options(on, allowOther, readOnly, writebackCache, server);
         }
     }
 
     private final VolumeFileSystem fs;
-    private final Path mountPoint;
-    private final Thread loop;
-    private volatile int loopResult = Integer.MIN_VALUE;
-    private volatile Throwable loopFailure;
+    private final FuseDevice device;
+    private final FuseSession session;
     private boolean closed;
 
-    private FuseMount(VolumeFileSystem fs, Path mountPoint, Thread loop) {
+    private FuseMount(VolumeFileSystem fs, FuseDevice device, FuseSession session) {
         this.fs = fs;
-        this.mountPoint = mountPoint;
-        this.loop = loop;
+        this.device = device;
+        this.session = session;
     }
 
     public static FuseMount mount(NvmeController controller, Path mountPoint, Options o) throws IOException {
@@ -48,80 +51,77 @@ public final class FuseMount implements AutoCloseable {
         if (!Files.exists(Path.of("/dev/fuse"))) {
             throw new IOException("/dev/fuse is missing: load the fuse module (modprobe fuse) or, in a container, pass the device in");
         }
-        VolumeFileSystem fs;
+        VolumeFileSystem fs = new VolumeFileSystem(controller, o.directIo());
+        com.sun.security.auth.module.UnixSystem me = new com.sun.security.auth.module.UnixSystem();
+        FuseDevice.MountSpec spec = new FuseDevice.MountSpec("jbof:" + controller.options().subsystemNqn.replace(",", "_"), "jbof",
+                o.readOnly(), o.allowOther());
+        FuseDevice device;
         try {
-            fs = new VolumeFileSystem(controller);
-        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
-            throw new IOException("cannot load libfuse.so.2: install it with apt-get install -y libfuse2 fuse (" + e.getMessage() + ")", e);
+            device = FuseDevice.mount(mountPoint, spec, (int) me.getUid(), (int) me.getGid());
+        } catch (IOException e) {
+            fs.shutdown();
+            throw e;
         }
-        // 4 MiB readahead: buffered sequential reads through the page cache went from 345 to 449 MiB/s (128 KiB reads).
-        List<String> opts = new ArrayList<>(List.of("big_writes", "max_write=" + MAX_IO, "max_read=" + MAX_IO, "max_readahead=" + (4 << 20),
-                "fsname=jbof:" + controller.options().subsystemNqn.replace(",", "_"), "subtype=jbof"));
-        if (o.directIo()) opts.add("direct_io");
-        if (o.allowOther()) opts.add("allow_other");
-        if (o.readOnly()) opts.add("ro");
-        opts.addAll(o.extra());
-        String[] args = {"-o", String.join(",", opts)};
-        Path abs = mountPoint.toAbsolutePath();
-        FuseMount[] self = new FuseMount[1];
-        Thread t = new Thread(() -> {
-            try {
-                // Blocking: libfuse's fuse_main mounts, serves until unmounted, and returns.
-                fs.mount(abs, true, o.debug(), args);
-                self[0].loopResult = 0;
-            } catch (Throwable e) {
-                self[0].loopFailure = e;
-            }
-        }, "fuse-main");
-        FuseMount m = new FuseMount(fs, abs, t);
-        self[0] = m;
-        t.setDaemon(true);
-        t.start();
+        FuseSession.Config server = o.server();
+        if (o.writebackCache() != server.writebackCache()) {
+            server = new FuseSession.Config(server.readers(), server.maxBackground(), server.maxIo(), o.writebackCache());
+        }
+        FuseSession session = new FuseSession(device, fs, server);
+        FuseMount m = new FuseMount(fs, device, session);
+        session.start();
+        boolean ready;
         try {
-            while (!fs.initialized().await(50, TimeUnit.MILLISECONDS)) {
-                if (!t.isAlive()) {
-                    Throwable f = m.loopFailure;
-                    throw new IOException("mounting on " + abs + " failed" + (f != null ? ": " + rootMessage(f) : "")
-                            + " (is something mounted there already? is libfuse2 installed?)", f);
-                }
-            }
+            ready = session.awaitInit(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while mounting", e);
+            ready = false;
         }
+        if (!ready) {
+            m.close();
+            Throwable f = session.failure();
+            throw new IOException("mounting on " + mountPoint.toAbsolutePath() + " failed: the kernel's FUSE INIT was not answered"
+                    + (f != null ? " (" + f + ")" : ""), f);
+        }
+        device.rememberConnection();
         return m;
     }
 
-    private static String rootMessage(Throwable t) {
-        while (t.getCause() != null) t = t.getCause();
-        return t.getMessage() != null ? t.getMessage() : t.toString();
-    }
-
     public VolumeFileSystem fileSystem() { return fs; }
-    public Path mountPoint() { return mountPoint; }
+    public Path mountPoint() { return device.mountPoint(); }
+    public FuseSession session() { return session; }
 
-    /** Waits until the file system is unmounted (by {@link #close}, {@code jbof umount} or fusermount -u). */
+    /** Waits until the file system is unmounted (by {@link #close}, {@code jbof umount} or umount). */
     public void awaitUnmounted() throws InterruptedException {
-        loop.join();
+        session.awaitEnd(Long.MAX_VALUE, TimeUnit.DAYS);
     }
 
     public boolean isMounted() {
-        return loop.isAlive();
+        return session.running();
     }
 
-    /** Unmounts (lazily, so open files do not keep the daemon alive), waits for the loop, flushes. */
+    /**
+     * Unmounts lazily (open files do not keep the daemon alive longer than 30 s: then the connection is
+     * aborted and they get ENOTCONN), waits for the readers, flushes every namespace with writes.
+     */
     @Override
     public void close() throws IOException {
         if (closed) return;
         closed = true;
-        if (loop.isAlive()) {
-            Unmount.run(mountPoint, true);
-            try {
-                loop.join(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            if (session.running()) {
+                int rc = FuseDevice.unmount(mountPoint(), true);
+                if (rc != 0 && rc != 22 /* EINVAL: not mounted any more */) log.warn("unmounting {}: errno {}", mountPoint(), rc);
+                if (!session.awaitEnd(30, TimeUnit.SECONDS)) {
+                    log.warn("{} still has open files 30 s after the unmount: aborting the FUSE connection", mountPoint());
+                    device.abort();
+                    if (!session.awaitEnd(10, TimeUnit.SECONDS)) log.warn("the FUSE readers for {} did not stop", mountPoint());
+                }
             }
-            if (loop.isAlive()) log.warn("the FUSE loop for {} did not end within 30 s of the unmount", mountPoint);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            device.close();
+            fs.shutdown();
         }
         IOException first = null;
         for (NamespaceFile f : fs.files().values()) {
@@ -133,6 +133,7 @@ public final class FuseMount implements AutoCloseable {
                 f.close();
             }
         }
+        if (!session.running()) session.freeSlots();
         if (first != null) throw first;
     }
 }

@@ -6,15 +6,18 @@ import io.netty.buffer.PooledByteBufAllocator;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One namespace seen as a file of bytes: reads and writes at any offset and length, zeroing and
  * deallocation of byte ranges, and flush. Whole blocks move straight between the caller's buffer and
  * the wire; only partial edge blocks go through a per-thread scratch buffer (read, patch, write back
- * under {@link StripedBlockLocks}). Calls block the calling thread until the target answered.
+ * under {@link StripedBlockLocks}). The plain calls block the calling thread until the target answered;
+ * the {@code *Async} ones complete on the initiator's thread, which is what the FUSE server uses.
  */
 public final class NamespaceFile {
     private static final int MAX_WRITE_ZEROES_BLOCKS = 65536; // NLB is 16 bits, 0's based
@@ -24,7 +27,7 @@ public final class NamespaceFile {
     private final int blockSize;
     private final long size;
     private final StripedBlockLocks locks = new StripedBlockLocks();
-    /** Edge-block buffers, borrowed per call: libfuse retires idle threads, so per-thread buffers would leak. */
+    /** Edge-block buffers, borrowed per call: callers come from pools that change size, so per-thread buffers would leak. */
     private final ConcurrentLinkedQueue<Scratch> scratchPool = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
     /** Writes completed since the last Flush was sent: a Flush with nothing to make durable is skipped. */
@@ -46,6 +49,7 @@ public final class NamespaceFile {
         final ByteBuf head;
         final ByteBuf tail;
         final ByteRange range = new ByteRange();
+        final StripedBlockLocks.Held held = new StripedBlockLocks.Held();
 
         Scratch(int blockSize) {
             head = PooledByteBufAllocator.DEFAULT.directBuffer(blockSize, blockSize);
@@ -104,6 +108,71 @@ public final class NamespaceFile {
         }
     }
 
+    /** What one asynchronous write holds while it is in flight; one per caller slot, reused. */
+    public static final class WriteState {
+        final ByteRange range = new ByteRange();
+        final StripedBlockLocks.Held held = new StripedBlockLocks.Held();
+    }
+
+    private boolean aligned(long offset, int length) {
+        return offset % blockSize == 0 && length % blockSize == 0;
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offset} into {@code dst} from its writer index. Whole blocks go
+     * out at once and complete on the initiator's thread; a range with partial blocks runs the blocking
+     * {@link #read} on {@code edges}.
+     */
+    public CompletableFuture<Void> readAsync(long offset, int length, ByteBuf dst, Executor edges) {
+        if (aligned(offset, length)) return ns.read(offset / blockSize, length / blockSize, dst);
+        ByteBuf region = dst.slice(dst.writerIndex(), length);
+        return CompletableFuture.runAsync(() -> {
+            try {
+                read(offset, length, region);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, edges);
+    }
+
+    /**
+     * Writes the {@code length} readable bytes of {@code src} at {@code offset}. Whole blocks hold their
+     * lock stripes shared from here until the write completes (on whichever thread completes it); a
+     * range with partial blocks runs the blocking read-modify-write on {@code edges}.
+     */
+    public CompletableFuture<Void> writeAsync(long offset, int length, ByteBuf src, boolean fua, WriteState st, Executor edges) {
+        if (!aligned(offset, length)) {
+            ByteBuf data = src.slice(src.readerIndex(), length);
+            return CompletableFuture.runAsync(() -> {
+                try {
+                    write(offset, length, data, fua);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, edges);
+        }
+        locks.lock(st.range.set(offset, length, blockSize), st.held);
+        CompletableFuture<Void> f;
+        try {
+            f = ns.write(offset / blockSize, length / blockSize, src, fua);
+        } catch (RuntimeException e) {
+            locks.unlock(st.held);
+            throw e;
+        }
+        return f.whenComplete((v, e) -> {
+            locks.unlock(st.held);
+            if (e == null) unflushedWrites.incrementAndGet();
+        });
+    }
+
+    /** NVMe Flush, unless nothing was written since the last one; completes when the target answered. */
+    public CompletableFuture<Void> flushAsync() {
+        if (unflushedWrites.getAndSet(0) == 0) return CompletableFuture.completedFuture(null);
+        return ns.flush().whenComplete((v, e) -> {
+            if (e != null) unflushedWrites.incrementAndGet(); // still not durable: the next flush must go out
+        });
+    }
+
     /** Writes {@code length} bytes of {@code src} (indexes 0..length-1) at {@code offset}; FUA when {@code fua}. */
     public void write(long offset, int length, ByteBuf src, boolean fua) throws IOException {
         patch(offset, length, src, fua, false);
@@ -138,7 +207,7 @@ public final class NamespaceFile {
         if (length == 0) return;
         Scratch s = borrow();
         ByteRange r = s.range.set(offset, length, blockSize);
-        locks.lock(r);
+        locks.lock(r, s.held);
         try {
             await(r.headBytes != 0 ? readBlock(r.headLba, s.head) : null, r.tailBytes != 0 ? readBlock(r.tailLba, s.tail) : null, null);
             CompletableFuture<Void> head = null, tail = null, mid = null;
@@ -160,7 +229,7 @@ public final class NamespaceFile {
             await(head, tail, mid);
             unflushedWrites.incrementAndGet();
         } finally {
-            locks.unlock();
+            locks.unlock(s.held);
             giveBack(s);
         }
     }

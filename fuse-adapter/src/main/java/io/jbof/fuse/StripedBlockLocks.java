@@ -1,6 +1,6 @@
 package io.jbof.fuse;
 
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.Semaphore;
 
 /**
  * Keeps read-modify-write of partial blocks correct under concurrency. A writer that patches a block
@@ -8,24 +8,31 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * block writers run in parallel but never interleave with a patch of the same block (which would write
  * back stale bytes around its own). Readers take no lock: a patch rewrites bytes it did not change
  * with their current value. Stripes are taken in ascending order, so two writers cannot deadlock.
+ * Semaphores, not locks: a write is locked by the thread that starts it and unlocked by the thread
+ * that completes it.
  */
 final class StripedBlockLocks {
     static final int STRIPES = 256;
-    private final ReentrantReadWriteLock[] stripes = new ReentrantReadWriteLock[STRIPES];
-    /** Per thread: the mode each stripe is held in for the current write (0 none, 1 shared, 2 exclusive). */
-    private final ThreadLocal<byte[]> modes = ThreadLocal.withInitial(() -> new byte[STRIPES]);
+    private static final int EXCLUSIVE = Integer.MAX_VALUE;
+    private final Semaphore[] stripes = new Semaphore[STRIPES];
+
+    /** What one write holds: per stripe 0 none, 1 shared, 2 exclusive. One per request slot or call. */
+    static final class Held {
+        final byte[] modes = new byte[STRIPES];
+    }
 
     StripedBlockLocks() {
-        for (int i = 0; i < STRIPES; i++) stripes[i] = new ReentrantReadWriteLock();
+        // Fair: a patch waiting for its stripe is not overtaken forever by a stream of shared writers.
+        for (int i = 0; i < STRIPES; i++) stripes[i] = new Semaphore(EXCLUSIVE, true);
     }
 
     private static int stripe(long lba) {
         return (int) (lba & (STRIPES - 1));
     }
 
-    /** Locks the blocks a write of {@code r} touches; pair with {@link #unlock}. */
-    void lock(ByteRange r) {
-        byte[] m = modes.get();
+    /** Locks the blocks a write of {@code r} touches into {@code h}; pair with {@link #unlock}. */
+    void lock(ByteRange r, Held h) {
+        byte[] m = h.modes;
         long first = r.firstBlock();
         long last = r.lastBlock();
         long n = Math.min(last - first + 1, STRIPES);
@@ -33,16 +40,14 @@ final class StripedBlockLocks {
         if (r.headBytes != 0) m[stripe(r.headLba)] = 2;
         if (r.tailBytes != 0) m[stripe(r.tailLba)] = 2;
         for (int s = 0; s < STRIPES; s++) {
-            if (m[s] == 1) stripes[s].readLock().lock();
-            else if (m[s] == 2) stripes[s].writeLock().lock();
+            if (m[s] != 0) stripes[s].acquireUninterruptibly(m[s] == 2 ? EXCLUSIVE : 1);
         }
     }
 
-    void unlock() {
-        byte[] m = modes.get();
+    void unlock(Held h) {
+        byte[] m = h.modes;
         for (int s = STRIPES - 1; s >= 0; s--) {
-            if (m[s] == 1) stripes[s].readLock().unlock();
-            else if (m[s] == 2) stripes[s].writeLock().unlock();
+            if (m[s] != 0) stripes[s].release(m[s] == 2 ? EXCLUSIVE : 1);
             m[s] = 0;
         }
     }

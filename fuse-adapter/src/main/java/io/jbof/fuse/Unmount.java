@@ -1,29 +1,37 @@
 package io.jbof.fuse;
 
+import io.jbof.fuse.kernel.FuseDevice;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Unmounts a FUSE mount point with fusermount (or umount where fusermount is missing, as root). */
+/** Unmounts a FUSE mount point: umount2(2) as root, else fusermount3 -u (fusermount where that is missing). */
 public final class Unmount {
     private Unmount() {}
 
     /**
-     * @param lazy detach now even while files are open (they get errors), as {@code umount -l}
-     * @return the tool's exit status; its messages go to this process's stderr
+     * @param lazy detach now even while files are open, as {@code umount -l}; also clears a mount whose
+     *             daemon was killed (its files answer ENOTCONN until then)
+     * @return 0, or the errno / tool exit status; messages go to this process's stderr
      */
     public static int run(Path mountPoint, boolean lazy) throws IOException {
+        int rc = FuseDevice.unmount(mountPoint, lazy);
+        if (rc == 0 || rc != 1 /* EPERM: not root, try the setuid helper */) return rc;
         String mp = mountPoint.toAbsolutePath().toString();
-        List<String> cmd = new ArrayList<>(List.of("fusermount", "-u"));
-        if (lazy) cmd.add("-z");
-        cmd.add(mp);
-        try {
-            return exec(cmd);
-        } catch (IOException noFusermount) {
-            return exec(lazy ? List.of("umount", "-l", mp) : List.of("umount", mp));
+        for (String tool : new String[]{"fusermount3", "fusermount"}) {
+            List<String> cmd = new ArrayList<>(List.of(tool, "-u"));
+            if (lazy) cmd.add("-z");
+            cmd.add(mp);
+            try {
+                return exec(cmd);
+            } catch (IOException missing) {
+                // try the next
+            }
         }
+        throw new IOException("cannot unmount " + mp + ": not root, and neither fusermount3 nor fusermount is installed (apt-get install fuse3)");
     }
 
     private static int exec(List<String> cmd) throws IOException {

@@ -26,11 +26,9 @@ final class MountedTarget implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** Skips (with the reason) on machines that cannot mount FUSE; CI installs what is needed. */
+    /** Skips (with the reason) on machines that cannot mount FUSE: jbof's own FUSE server needs only /dev/fuse and root. */
     static void assumeFuse() {
         assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse on this machine");
-        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfuse.so.2")) || Files.exists(Path.of("/lib/x86_64-linux-gnu/libfuse.so.2")),
-                "libfuse2 is not installed (apt-get install -y libfuse2 fuse)");
         assumeTrue("root".equals(System.getProperty("user.name")), "FUSE mounts in these tests need root");
     }
 

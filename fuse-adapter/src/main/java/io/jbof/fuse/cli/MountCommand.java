@@ -1,6 +1,7 @@
 package io.jbof.fuse.cli;
 
 import io.jbof.fuse.FuseMount;
+import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.cli.ConnectionOptions;
 import io.jbof.util.Sizes;
@@ -10,8 +11,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -37,18 +36,33 @@ public final class MountCommand implements Callable<Integer> {
     @Option(names = {"-r", "--read-only"}, description = "Mount read-only.")
     boolean readOnly;
 
-    @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPT", description = "Extra libfuse -o option, repeatable (e.g. -o max_readahead=1048576).")
-    List<String> fuseOptions = new ArrayList<>();
+    @Option(names = "--writeback-cache", description = {"Let the kernel cache writes and send them later, in bigger pieces.",
+            "Opt-in: a write is then durable on the target only after fsync/fdatasync (which still send NVMe Flush before they return);",
+            "without it every write reaches the target before write(2) returns."})
+    boolean writebackCache;
 
-    @Option(names = "--fuse-debug", description = "libfuse's debug output (every request) on stderr.")
-    boolean fuseDebug;
+    @Option(names = "--max-background", paramLabel = "N", description = "Asynchronous requests (reads, direct I/O) the kernel may keep outstanding (default: ${DEFAULT-VALUE}).")
+    int maxBackground = FuseSession.Config.defaults().maxBackground();
+
+    @Option(names = "--readers", paramLabel = "N", description = "Threads reading requests from /dev/fuse (default: ${DEFAULT-VALUE}).")
+    int readers = FuseSession.Config.defaults().readers();
+
+    @Option(names = "--max-request", paramLabel = "SIZE", description = "Largest read or write the kernel sends, 4K to 1M (default: ${DEFAULT-VALUE}).")
+    String maxRequestText = "1M";
 
     @Override
     public Integer call() throws Exception {
         NvmeController c = NvmeController.connect(conn.toOptions(null, Math.max(2, Runtime.getRuntime().availableProcessors())));
         FuseMount m;
         try {
-            m = FuseMount.mount(c, mountPoint, new FuseMount.Options(directIo, allowOther, readOnly, fuseOptions, fuseDebug));
+            if (maxBackground < 1 || maxBackground > 65535) throw new IllegalArgumentException("--max-background " + maxBackground + ": from 1 to 65535");
+            if (readers < 1 || readers > 64) throw new IllegalArgumentException("--readers " + readers + ": from 1 to 64");
+            long maxRequest = Sizes.parse(maxRequestText);
+            if (maxRequest % 4096 != 0 || maxRequest < 4096 || maxRequest > (1 << 20)) {
+                throw new IllegalArgumentException("--max-request " + maxRequest + ": a multiple of 4K from 4K to 1M");
+            }
+            FuseSession.Config server = new FuseSession.Config(readers, maxBackground, (int) maxRequest, writebackCache);
+            m = FuseMount.mount(c, mountPoint, new FuseMount.Options(directIo, allowOther, readOnly, writebackCache, server));
         } catch (Exception e) {
             c.close();
             throw e;
@@ -73,7 +87,8 @@ public final class MountCommand implements Callable<Integer> {
         } finally {
             c.close();
         }
-        System.err.println("jbof mount: unmounted " + m.mountPoint() + (external ? "" : " (signal)") + ", flushed, controller shut down");
+        System.err.println("jbof mount: unmounted " + m.mountPoint() + (external ? "" : " (signal)") + ", flushed, controller shut down; "
+                + "peak requests in flight: " + m.session().peakInFlight());
         return 0;
     }
 }

@@ -1,0 +1,210 @@
+package io.jbof.fuse.kernel;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.jbof.fuse.kernel.FuseAbi.*;
+
+/**
+ * Serves one FUSE connection: a few reader threads read requests from /dev/fuse (each from its own
+ * cloned descriptor where the kernel allows, so replies go back where their request came from),
+ * decode them and hand them to the {@link FuseOperations}. Nothing waits per request: an operation may
+ * reply later from whatever thread completes it, and the request's slot returns to the pool then.
+ * The pool's size bounds what is in flight; a reader that finds it empty waits for a reply.
+ */
+public final class FuseSession {
+    private static final Logger log = LoggerFactory.getLogger(FuseSession.class);
+
+    /**
+     * @param readers        threads reading /dev/fuse
+     * @param maxBackground  asynchronous requests (reads, direct I/O) the kernel may have outstanding
+     * @param maxIo          largest read or write in bytes (a multiple of 4 KiB, at most 1 MiB)
+     * @param writebackCache let the kernel cache writes (opt-in: data is durable only after fsync)
+     */
+    public record Config(int readers, int maxBackground, int maxIo, boolean writebackCache) {
+        public static Config defaults() {
+            return new Config(4, 64, 1 << 20, false);
+        }
+    }
+
+    private final FuseDevice device;
+    private final FuseOperations ops;
+    private final Config config;
+    private final ArrayBlockingQueue<FuseRequest> free;
+    private final int maxSlots;
+    private final AtomicInteger created = new AtomicInteger();
+    private final List<Thread> readers = new ArrayList<>();
+    private final CountDownLatch initialized = new CountDownLatch(1);
+    private final CountDownLatch ended;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger peakInFlight = new AtomicInteger();
+    private volatile int minor;
+    private volatile int grantedFlags;
+    private volatile Throwable failure;
+
+    public FuseSession(FuseDevice device, FuseOperations ops, Config config) {
+        if (config.maxIo() % 4096 != 0 || config.maxIo() < 4096 || config.maxIo() > (1 << 20)) {
+            throw new IllegalArgumentException("maxIo " + config.maxIo() + ": must be a multiple of 4096 from 4096 to 1 MiB");
+        }
+        this.device = device;
+        this.ops = ops;
+        this.config = config;
+        this.maxSlots = config.maxBackground() + config.readers() + 16;
+        this.free = new ArrayBlockingQueue<>(maxSlots);
+        this.ended = new CountDownLatch(config.readers());
+    }
+
+    /** Starts the readers; the kernel's INIT is already queued once the file system is mounted. */
+    public void start() {
+        for (int i = 0; i < config.readers(); i++) {
+            int fd = i == 0 ? device.fd() : device.cloneOrShare();
+            Thread t = new Thread(() -> serve(fd), "fuse-reader-" + i);
+            t.setDaemon(true);
+            readers.add(t);
+        }
+        readers.forEach(Thread::start);
+    }
+
+    /** True once INIT was answered; false when the connection ended first or the time ran out. */
+    public boolean awaitInit(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!initialized.await(20, TimeUnit.MILLISECONDS)) {
+            if (ended.getCount() == 0 || System.nanoTime() > deadline) return false;
+        }
+        return true;
+    }
+
+    /** Waits until every reader saw the connection end (unmounted or aborted). */
+    public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
+        return ended.await(timeout, unit);
+    }
+
+    public boolean running() { return ended.getCount() > 0; }
+    public Throwable failure() { return failure; }
+    public int protocolMinor() { return minor; }
+    public int grantedFlags() { return grantedFlags; }
+    /** READ and WRITE requests handed to the file system and not yet answered. */
+    public int inFlight() { return inFlight.get(); }
+    /** The most READ and WRITE requests that were in flight at once. */
+    public int peakInFlight() { return peakInFlight.get(); }
+
+    private void serve(int fd) {
+        LibC libc = LibC.Holder.LIBC;
+        try {
+            while (true) {
+                FuseRequest r = acquire();
+                long n = libc.read(fd, r.inAddress(), r.capacity());
+                if (n < 0) {
+                    int e = LibC.Holder.errno();
+                    free.offer(r);
+                    if (e == EINTR || e == EAGAIN || e == ENOENT) continue; // interrupted, or a request withdrawn meanwhile
+                    if (e != ENODEV) log.warn("reading /dev/fuse failed: errno {} ({})", e, libc.strerror(e));
+                    return; // ENODEV: unmounted or aborted
+                }
+                r.received(fd, (int) n);
+                dispatch(r);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            failure = t;
+            log.error("FUSE reader stopped", t);
+        } finally {
+            ended.countDown();
+        }
+    }
+
+    private FuseRequest acquire() throws InterruptedException {
+        FuseRequest r = free.poll();
+        if (r != null) return r;
+        if (created.incrementAndGet() <= maxSlots) return new FuseRequest(this, config.maxIo());
+        created.decrementAndGet();
+        return free.take();
+    }
+
+    /** Called by a request once its reply was written: its slot serves the next request. */
+    void finished(FuseRequest r) {
+        int op = r.opcode();
+        if (op == READ || op == WRITE) inFlight.decrementAndGet();
+        free.offer(r);
+    }
+
+    private void dispatch(FuseRequest r) {
+        int op = r.opcode();
+        long node = r.nodeId();
+        try {
+            switch (op) {
+                case INIT -> init(r);
+                case READ, WRITE -> {
+                    int now = inFlight.incrementAndGet();
+                    if (now > peakInFlight.get()) peakInFlight.accumulateAndGet(now, Math::max);
+                    long offset = r.bodyLong(RW_OFFSET);
+                    int size = r.bodyInt(RW_SIZE);
+                    if (op == READ) ops.read(r, node, offset, size);
+                    else ops.write(r, node, offset, size, r.bodyInt(RW_FLAGS));
+                }
+                case LOOKUP -> ops.lookup(r, node, r.bodyName());
+                case GETATTR -> ops.getattr(r, node);
+                case SETATTR -> ops.setattr(r, node, r.bodyInt(SETATTR_VALID), r.bodyLong(SETATTR_SIZE));
+                case OPEN -> ops.open(r, node, r.bodyInt(OPEN_FLAGS));
+                case FLUSH -> ops.flush(r, node);
+                case FSYNC -> ops.fsync(r, node);
+                case RELEASE -> ops.release(r, node);
+                case FALLOCATE -> ops.fallocate(r, node, r.bodyInt(FALLOC_MODE), r.bodyLong(FALLOC_OFFSET), r.bodyLong(FALLOC_LENGTH));
+                case STATFS -> ops.statfs(r, node);
+                case OPENDIR -> ops.opendir(r, node);
+                case READDIR, READDIRPLUS -> ops.readdir(r, node, r.bodyLong(RW_OFFSET), r.bodyInt(RW_SIZE), op == READDIRPLUS);
+                case RELEASEDIR -> ops.releasedir(r, node);
+                case FSYNCDIR -> r.replyOk();
+                case MKNOD, MKDIR, UNLINK, RMDIR, RENAME, RENAME2, LINK, SYMLINK, CREATE -> ops.modify(r, op);
+                // No reply: FORGET (inodes here are fixed), INTERRUPT (every request ends on its own soon).
+                case FORGET, BATCH_FORGET, INTERRUPT -> free.offer(r);
+                case DESTROY -> r.replyOk();
+                default -> r.replyError(ENOSYS);
+            }
+        } catch (RuntimeException e) {
+            log.error("FUSE request {} (opcode {}) failed", r.unique(), op, e);
+            r.replyError(EIO);
+        }
+    }
+
+    private void init(FuseRequest r) {
+        int major = r.bodyInt(INIT_MAJOR);
+        int kernelMinor = r.bodyInt(INIT_MINOR);
+        int kernelFlags = r.bodyInt(INIT_FLAGS);
+        if (major > KERNEL_VERSION) {
+            // The kernel speaks a newer major: answer with ours only, and it asks again in our terms.
+            r.replyInit(KERNEL_VERSION, KERNEL_MINOR, 0, 0, 0, 0, 0, 0);
+            return;
+        }
+        if (major < KERNEL_VERSION || kernelMinor < OLDEST_MINOR) {
+            log.error("the kernel speaks FUSE {}.{}; jbof needs 7.{} or newer (Linux 4.20+)", major, kernelMinor, OLDEST_MINOR);
+            r.replyError(EPROTO);
+            return;
+        }
+        int wanted = ASYNC_READ | BIG_WRITES | ASYNC_DIO | MAX_PAGES | PARALLEL_DIROPS | DO_READDIRPLUS
+                | (config.writebackCache() ? WRITEBACK_CACHE : 0);
+        int flags = wanted & kernelFlags;
+        minor = Math.min(kernelMinor, KERNEL_MINOR);
+        grantedFlags = flags;
+        int maxBackground = config.maxBackground();
+        r.replyInit(KERNEL_VERSION, minor, r.bodyInt(INIT_MAX_READAHEAD), flags, maxBackground, Math.max(1, maxBackground * 3 / 4),
+                config.maxIo(), config.maxIo() / 4096);
+        log.debug("FUSE INIT: kernel 7.{}, flags {} granted of {}; max_background {}, max_write {}",
+                kernelMinor, Integer.toHexString(flags), Integer.toHexString(kernelFlags), maxBackground, config.maxIo());
+        initialized.countDown();
+    }
+
+    /** Frees the slots; only once no request is in flight (after {@link #awaitEnd}). */
+    public void freeSlots() {
+        FuseRequest r;
+        while ((r = free.poll()) != null) r.free();
+    }
+}

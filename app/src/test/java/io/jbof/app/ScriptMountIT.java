@@ -85,6 +85,46 @@ class ScriptMountIT {
         }
     }
 
+    @Test
+    void aUserWithoutRootMountsThroughFusermount3AndUnmountsWithJbofUmount() throws Exception {
+        assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse on this machine (modprobe fuse)");
+        assumeTrue("root".equals(System.getProperty("user.name")), "switching to another user needs root");
+        List<String> asNobody = List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp", "JBOF_NO_BUILD=1");
+        assumeTrue(run(concat(asNobody, List.of("sh", "-c", "command -v fusermount3 && test -r " + ROOT.resolve("app/build/jbof-run.jar")))) == 0,
+                "setpriv, fusermount3 (apt-get install fuse3) or a jar readable by other users is missing");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path mnt = Files.createDirectories(dir.resolve("mnt"));
+        Files.setOwner(mnt, mnt.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        try (DaemonProcess t = DaemonProcess.start(List.of(script("jbof-target"), "--listen", "127.0.0.1:0", "--nqn", NQN,
+                "--namespace", dir.resolve("a.img") + ":8M"))) {
+            List<String> mount = concat(asNobody, List.of(script("jbof"), "mount", "-a", "127.0.0.1", "-s", String.valueOf(t.port), "-n", NQN, mnt.toString()));
+            try (DaemonProcess m = DaemonProcess.start(mount, Pattern.compile("mounted"))) {
+                String line = Files.readAllLines(Path.of("/proc/mounts")).stream().filter(l -> l.contains(mnt.toString())).findFirst().orElseThrow();
+                assertTrue(line.contains("user_id=65534"), line);
+                assertEquals(0, run(concat(asNobody, List.of("sh", "-c", "head -c 100000 /dev/urandom > /tmp/jbof-nobody-" + t.port
+                        + " && dd if=/tmp/jbof-nobody-" + t.port + " of=" + mnt.resolve("ns1") + " bs=4096 conv=notrunc,fsync status=none"
+                        + " && cmp -n 100000 /tmp/jbof-nobody-" + t.port + " " + mnt.resolve("ns1") + " && rm /tmp/jbof-nobody-" + t.port))),
+                        "the user writes and reads back through the mount");
+                assertEquals(0, run(concat(asNobody, List.of(script("jbof"), "umount", mnt.toString()))), "jbof umount by the user");
+                assertTrue(m.process.waitFor(60, TimeUnit.SECONDS), "the mount process ends after jbof umount");
+                assertEquals(0, m.process.exitValue(), m.outputText());
+            }
+            assertFalse(Files.readString(Path.of("/proc/mounts")).contains(mnt.toString()));
+        }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new java.util.ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    private static int run(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).inheritIO().start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
+        return p.exitValue();
+    }
+
     private static String script(String name) {
         return ROOT.resolve("scripts").resolve(name).toString();
     }

@@ -109,8 +109,8 @@ public final class FuseMount implements AutoCloseable {
         closed = true;
         try {
             if (session.running()) {
-                int rc = FuseDevice.unmount(mountPoint(), true);
-                if (rc != 0 && rc != 22 /* EINVAL: not mounted any more */) log.warn("unmounting {}: errno {}", mountPoint(), rc);
+                int rc = Unmount.run(mountPoint(), true);
+                if (rc != 0 && rc != 22 /* EINVAL: not mounted any more */) log.warn("unmounting {}: status {}", mountPoint(), rc);
                 if (!session.awaitEnd(30, TimeUnit.SECONDS)) {
                     log.warn("{} still has open files 30 s after the unmount: aborting the FUSE connection", mountPoint());
                     device.abort();

@@ -33,22 +33,31 @@ public final class FuseDevice implements AutoCloseable {
         this.fd = fd;
     }
 
-    /** Opens /dev/fuse and mounts it on {@code mountPoint} (needs CAP_SYS_ADMIN). */
+    /**
+     * Mounts a FUSE file system on {@code mountPoint}: as root with mount(2) on a /dev/fuse it opened, as
+     * libfuse's fuse_kern_mount does; otherwise (or where mount(2) is not permitted) through fusermount3.
+     */
     public static FuseDevice mount(Path mountPoint, MountSpec spec, int uid, int gid) throws IOException {
         LibC libc = LibC.Holder.LIBC;
-        int fd = libc.open("/dev/fuse", LibC.O_RDWR | LibC.O_CLOEXEC);
-        if (fd < 0) throw new IOException("cannot open /dev/fuse: " + error(LibC.Holder.errno()));
-        // default_permissions: the kernel checks the mode bits we report, as for any local file.
-        String data = "fd=" + fd + ",rootmode=40000,user_id=" + uid + ",group_id=" + gid + ",default_permissions"
-                + (spec.allowOther() ? ",allow_other" : "");
-        long flags = LibC.MS_NOSUID | LibC.MS_NODEV | (spec.readOnly() ? LibC.MS_RDONLY : 0);
         String mp = mountPoint.toAbsolutePath().toString();
-        if (libc.mount(spec.fsName(), mp, "fuse." + spec.subtype(), flags, data) != 0) {
+        if (libc.geteuid() == 0) {
+            int fd = libc.open("/dev/fuse", LibC.O_RDWR | LibC.O_CLOEXEC);
+            if (fd < 0) throw new IOException("cannot open /dev/fuse: " + error(LibC.Holder.errno()));
+            // default_permissions: the kernel checks the mode bits we report, as for any local file.
+            String data = "fd=" + fd + ",rootmode=40000,user_id=" + uid + ",group_id=" + gid + ",default_permissions"
+                    + (spec.allowOther() ? ",allow_other" : "");
+            long flags = LibC.MS_NOSUID | LibC.MS_NODEV | (spec.readOnly() ? LibC.MS_RDONLY : 0);
+            if (libc.mount(spec.fsName(), mp, "fuse." + spec.subtype(), flags, data) == 0) {
+                return new FuseDevice(mountPoint.toAbsolutePath(), fd);
+            }
             int e = LibC.Holder.errno();
             libc.close(fd);
-            throw new IOException("mount(2) of " + mp + " failed: " + error(e)
-                    + (e == FuseAbi.EPERM ? " (mounting needs root or CAP_SYS_ADMIN)" : ""));
+            if (e != FuseAbi.EPERM) throw new IOException("mount(2) of " + mp + " failed: " + error(e));
+            log.debug("mount(2) not permitted (no CAP_SYS_ADMIN): trying fusermount3");
         }
+        String options = "fsname=" + spec.fsName() + ",subtype=" + spec.subtype() + ",default_permissions"
+                + (spec.allowOther() ? ",allow_other" : "") + (spec.readOnly() ? ",ro" : ",rw");
+        int fd = Fusermount.mount(mountPoint.toAbsolutePath(), options);
         return new FuseDevice(mountPoint.toAbsolutePath(), fd);
     }
 

@@ -43,6 +43,12 @@ public interface LibC {
 
     String strerror(int errnum);
 
+    int posix_spawnp(int[] pid, String file, Pointer fileActions, Pointer attr, CharSequence[] argv, CharSequence[] envp);
+
+    int waitpid(int pid, int[] status, int options);
+
+    int geteuid();
+
     /** The one binding, loaded on first use. */
     final class Holder {
         public static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");

@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
 
 @Command(name = "mount", description = {
         "Mount a target's namespaces as files ns1, ns2, ... (by NSID) in a FUSE file system; runs in the foreground.",
-        "Ctrl-C, SIGTERM or 'jbof umount MOUNTPOINT' unmounts, flushes and shuts the controller down."},
+        "Ctrl-C, SIGTERM or 'jbof umount MOUNTPOINT' unmounts, flushes and shuts the controller down.",
+        "SIGUSR1 prints the requests in flight on the adapter, and their peak since the last SIGUSR1, on stderr."},
         footer = {"", "Example:", "  mkdir -p /mnt/vol1 && jbof mount -t tcp -a 10.0.0.5 -s 4420 -n nqn.2024-01.io.jbof:vol1 /mnt/vol1",
                 "  fio --name=t --filename=/mnt/vol1/ns1 --rw=randread --bs=4k --iodepth=16 --ioengine=libaio --direct=1"})
 public final class MountCommand implements Callable<Integer> {
@@ -72,6 +73,12 @@ public final class MountCommand implements Callable<Integer> {
         for (String sig : new String[]{"TERM", "INT"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
         }
+        // SIGUSR1: how deep the kernel's requests reached the initiator since the last report (scripts/bench asks per run).
+        sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> {
+            System.err.println("jbof mount: requests in flight: " + m.session().inFlight() + " now, peak " + m.session().takePeakInFlight()
+                    + " since the last report");
+            System.err.flush();
+        });
         String list = m.fileSystem().files().entrySet().stream()
                 .map(e -> e.getKey() + " (" + Sizes.format(e.getValue().size()) + ", " + e.getValue().blockSize() + "-byte blocks"
                         + (e.getValue().readOnly() ? ", read-only" : "") + ")")

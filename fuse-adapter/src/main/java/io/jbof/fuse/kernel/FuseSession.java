@@ -45,6 +45,7 @@ public final class FuseSession {
     private final CountDownLatch ended;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger peakInFlight = new AtomicInteger();
+    private final AtomicInteger periodPeak = new AtomicInteger();
     private volatile int minor;
     private volatile int grantedFlags;
     private volatile Throwable failure;
@@ -95,6 +96,9 @@ public final class FuseSession {
     /** The most READ and WRITE requests that were in flight at once. */
     public int peakInFlight() { return peakInFlight.get(); }
 
+    /** The peak since the last call (or the start), and a new peak period from now on. */
+    public int takePeakInFlight() { return periodPeak.getAndSet(inFlight.get()); }
+
     private void serve(int fd) {
         LibC libc = LibC.Holder.LIBC;
         try {
@@ -144,7 +148,10 @@ public final class FuseSession {
                 case INIT -> init(r);
                 case READ, WRITE -> {
                     int now = inFlight.incrementAndGet();
-                    if (now > peakInFlight.get()) peakInFlight.accumulateAndGet(now, Math::max);
+                    if (now > periodPeak.get()) {
+                        periodPeak.accumulateAndGet(now, Math::max);
+                        if (now > peakInFlight.get()) peakInFlight.accumulateAndGet(now, Math::max);
+                    }
                     long offset = r.bodyLong(RW_OFFSET);
                     int size = r.bodyInt(RW_SIZE);
                     if (op == READ) ops.read(r, node, offset, size);

@@ -42,6 +42,9 @@ public final class MountCommand implements Callable<Integer> {
             "without it every write reaches the target before write(2) returns."})
     boolean writebackCache;
 
+    @Option(names = "--readahead", paramLabel = "SIZE", description = "Kernel readahead for buffered reads, 0 to keep the kernel's 128K (default: ${DEFAULT-VALUE}; needs root).")
+    String readahead = "4M";
+
     @Option(names = "--max-background", paramLabel = "N", description = "Asynchronous requests (reads, direct I/O) the kernel may keep outstanding (default: ${DEFAULT-VALUE}).")
     int maxBackground = FuseSession.Config.defaults().maxBackground();
 
@@ -63,7 +66,8 @@ public final class MountCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--max-request " + maxRequest + ": a multiple of 4K from 4K to 1M");
             }
             FuseSession.Config server = new FuseSession.Config(readers, maxBackground, (int) maxRequest, writebackCache);
-            m = FuseMount.mount(c, mountPoint, new FuseMount.Options(directIo, allowOther, readOnly, writebackCache, server));
+            m = FuseMount.mount(c, mountPoint, new FuseMount.Options(directIo, allowOther, readOnly, writebackCache,
+                    (int) (Sizes.parse(readahead) >> 10), server));
         } catch (Exception e) {
             c.close();
             throw e;

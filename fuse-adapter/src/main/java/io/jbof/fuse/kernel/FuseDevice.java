@@ -102,11 +102,31 @@ public final class FuseDevice implements AutoCloseable {
     public boolean abort() {
         if (connection < 0) return false;
         Path abort = Path.of("/sys/fs/fuse/connections", Long.toString(connection), "abort");
+        if (!Files.exists(abort) && LibC.Holder.LIBC.geteuid() == 0) {
+            // fusectl is not always mounted (containers, minimal systems); as root, mount it.
+            LibC.Holder.LIBC.mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, null);
+        }
         try {
             Files.writeString(abort, "1");
             return true;
         } catch (IOException e) {
             log.debug("cannot write {}: {}", abort, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * Sets the kernel's readahead for this mount (its backing device info, 0:N in /sys/class/bdi): FUSE
+     * starts at 128 KiB, and the INIT reply can only lower it. Needs root; false where it could not.
+     */
+    public boolean setReadahead(int kib) {
+        if (connection < 0) return false;
+        Path ra = Path.of("/sys/class/bdi", "0:" + connection, "read_ahead_kb");
+        try {
+            Files.writeString(ra, Integer.toString(kib));
+            return true;
+        } catch (IOException e) {
+            log.debug("cannot write {}: {}", ra, e.toString());
             return false;
         }
     }

@@ -167,6 +167,24 @@ class FuseMountTest {
     }
 
     @Test
+    void withTheWritebackCacheFsyncPutsBufferedWritesOnTheTarget() throws Exception {
+        FuseMount.Options o = FuseMount.Options.defaults();
+        o = new FuseMount.Options(false, false, false, true, o.readaheadKib(), o.server());
+        try (MountedTarget m = MountedTarget.start(dir, o, "8M", "4096")) {
+            assertTrue((m.mount.session().grantedFlags() & io.jbof.fuse.kernel.FuseAbi.WRITEBACK_CACHE) != 0, "the kernel granted the cache");
+            byte[] model = new byte[8 << 20];
+            byte[] data = new byte[1_000_003];
+            new SplittableRandom(seed).nextBytes(data);
+            try (FileChannel ch = FileChannel.open(m.file(1), StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(data), 777);
+                ch.force(false); // fsync: the kernel writes the cached pages back, then jbof sends NVMe Flush
+                System.arraycopy(data, 0, model, 777, data.length);
+                assertArrayEquals(model, Files.readAllBytes(m.backingFile(1)), "on the target after fsync, before close");
+            }
+        }
+    }
+
+    @Test
     void ext4OnALoopDeviceOverTheMountKeepsFilesAcrossRemounts() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/dev/loop-control")) && Shell.has("losetup") && Shell.has("mkfs.ext4"),
                 "no loop devices or e2fsprogs on this machine");

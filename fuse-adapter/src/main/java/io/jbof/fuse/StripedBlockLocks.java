@@ -19,6 +19,9 @@ final class StripedBlockLocks {
     /** What one write holds: per stripe 0 none, 1 shared, 2 exclusive. One per request slot or call. */
     static final class Held {
         final byte[] modes = new byte[STRIPES];
+        /** The stripes touched: from {@code start}, {@code count} of them, wrapping past the last. */
+        int start;
+        int count;
     }
 
     StripedBlockLocks() {
@@ -39,15 +42,29 @@ final class StripedBlockLocks {
         for (long i = 0; i < n; i++) m[stripe(first + i)] = 1;
         if (r.headBytes != 0) m[stripe(r.headLba)] = 2;
         if (r.tailBytes != 0) m[stripe(r.tailLba)] = 2;
-        for (int s = 0; s < STRIPES; s++) {
-            if (m[s] != 0) stripes[s].acquireUninterruptibly(m[s] == 2 ? EXCLUSIVE : 1);
-        }
+        h.start = stripe(first);
+        h.count = (int) n;
+        // Ascending stripe order: a range that wraps takes its low part (0..) before its high part.
+        int end = h.start + h.count;
+        if (end > STRIPES) acquire(m, 0, end - STRIPES);
+        acquire(m, h.start, Math.min(end, STRIPES));
+    }
+
+    private void acquire(byte[] m, int from, int to) {
+        for (int s = from; s < to; s++) stripes[s].acquireUninterruptibly(m[s] == 2 ? EXCLUSIVE : 1);
     }
 
     void unlock(Held h) {
         byte[] m = h.modes;
-        for (int s = STRIPES - 1; s >= 0; s--) {
-            if (m[s] != 0) stripes[s].release(m[s] == 2 ? EXCLUSIVE : 1);
+        int end = h.start + h.count;
+        release(m, h.start, Math.min(end, STRIPES));
+        if (end > STRIPES) release(m, 0, end - STRIPES);
+        h.count = 0;
+    }
+
+    private void release(byte[] m, int from, int to) {
+        for (int s = to - 1; s >= from; s--) {
+            stripes[s].release(m[s] == 2 ? EXCLUSIVE : 1);
             m[s] = 0;
         }
     }

@@ -151,7 +151,7 @@ class TlsLoopbackTest {
         TlsPskDerivation.Derived other = TlsPskDerivation.derive(key384, HOST384, NQN, 1, TlsPskDerivation.Labels.LEGACY);
         io.jbof.transport.tcp.TcpHostTransport tcp = new io.jbof.transport.tcp.TcpHostTransport(1);
         io.jbof.transport.HostTransport swapped = new io.jbof.transport.HostTransport() {
-            @Override public String name() { return "tcp"; }
+            @Override public io.jbof.transport.TransportType type() { return io.jbof.transport.TransportType.TCP; }
             @Override public java.util.concurrent.CompletableFuture<io.jbof.transport.HostConnection> connect(
                     io.jbof.transport.HostConnectionOptions o, io.jbof.transport.HostConnection.Listener l) {
                 return tcp.connect(o.withTls(other, false), l);

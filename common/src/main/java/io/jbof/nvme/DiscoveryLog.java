@@ -38,11 +38,4 @@ public final class DiscoveryLog {
     /** NVMe/TCP TSAS byte 0, SECTYPE: TLS 1.3 (0: none). */
     public static final int TCP_SECTYPE_TLS13 = 2;
 
-    public static String transportName(int trtype) {
-        switch (trtype) {
-            case TRTYPE_RDMA: return "rdma";
-            case TRTYPE_TCP: return "tcp";
-            default: return "trtype-" + trtype;
-        }
-    }
 }

@@ -6,7 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 /** Opens host connections of one transport type. */
 public interface HostTransport extends AutoCloseable {
-    String name();
+    /** Which transport this is: its name, TRTYPE and abilities. */
+    TransportType type();
 
     CompletableFuture<HostConnection> connect(HostConnectionOptions options, HostConnection.Listener listener);
 

@@ -10,7 +10,8 @@ public interface TargetQueue {
     /** The thread that owns this queue: commands arrive on it and must be completed on it. */
     EventExecutor executor();
 
-    String transportName();
+    /** The transport carrying this queue, as it describes itself. */
+    TransportType transport();
 
     /** The peer, for logs and access decisions. */
     String remoteAddress();

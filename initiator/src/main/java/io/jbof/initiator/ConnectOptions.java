@@ -1,5 +1,6 @@
 package io.jbof.initiator;
 
+import io.jbof.transport.TransportType;
 import io.jbof.nvme.Nqn;
 import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.tls.TlsPskDerivation;
@@ -215,9 +216,8 @@ public final class ConnectOptions {
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
             if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
             if (dhchapCtrlKey != null && dhchapKey == null) throw new IllegalArgumentException("--dhchap-ctrl-secret needs --dhchap-secret too");
-            if (tlsKey != null && !"tcp".equals(transport)) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls-key or use -t tcp");
+            if (!TransportType.parse(transport).supportsTls() && tlsKey != null) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls-key or use -t tcp");
             if (tlsIdentityVersion != 0 && tlsIdentityVersion != 1) throw new IllegalArgumentException("--tls-identity must be 0 or 1");
-            if (!"tcp".equals(transport) && !"rdma".equals(transport)) throw new IllegalArgumentException("transport '" + transport + "' is unknown; use tcp or rdma");
             return new ConnectOptions(this);
         }
     }

@@ -1,5 +1,6 @@
 package io.jbof.initiator;
 
+import io.jbof.transport.TransportType;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.DiscoveryLog;
 import io.netty.buffer.ByteBuf;
@@ -27,7 +28,7 @@ public record DiscoveryEntry(int trtype, int adrfam, int subtype, int treq, int 
     }
 
     public String transport() {
-        return DiscoveryLog.transportName(trtype);
+        return TransportType.nameOf(trtype);
     }
 
     /** The security type of a TCP port, as nvme-cli names it: none, tls12, tls13. */

@@ -1,5 +1,6 @@
 package io.jbof.initiator;
 
+import io.jbof.transport.TransportType;
 import io.jbof.initiator.queue.QueuePair;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.DiscoveryLog;
@@ -74,7 +75,10 @@ public final class NvmeController implements AutoCloseable {
     /** Connects the admin queue, enables the controller, identifies it, connects I/O queues, lists namespaces. */
     public static NvmeController connect(ConnectOptions options) throws IOException {
         int threads = Math.max(1, Math.min(options.ioQueues + 1, Runtime.getRuntime().availableProcessors()));
-        HostTransport t = "rdma".equals(options.transport) ? new RdmaHostTransport(threads) : new TcpHostTransport(threads);
+        HostTransport t = switch (TransportType.parse(options.transport)) {
+            case RDMA -> new RdmaHostTransport(threads);
+            case TCP -> new TcpHostTransport(threads);
+        };
         try {
             return connect(options, t, true);
         } catch (IOException | RuntimeException e) {

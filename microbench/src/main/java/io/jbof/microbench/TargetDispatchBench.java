@@ -1,5 +1,6 @@
 package io.jbof.microbench;
 
+import io.jbof.transport.TransportType;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
@@ -104,7 +105,7 @@ public class TargetDispatchBench {
     /** A queue whose thread is the caller's: commands complete before onCommand returns. */
     static final class FakeQueue implements TargetQueue {
         @Override public EventExecutor executor() { return ImmediateEventExecutor.INSTANCE; }
-        @Override public String transportName() { return "jmh"; }
+        @Override public TransportType transport() { return TransportType.TCP; }
         @Override public String remoteAddress() { return "jmh"; }
         @Override public int inCapsuleDataSize() { return 16384; }
         @Override public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) { }

@@ -2,6 +2,7 @@ package io.jbof.target;
 
 import io.jbof.nvme.Nqn;
 import io.jbof.target.config.ListenAddress;
+import io.jbof.transport.TransportType;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
@@ -66,7 +67,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         this.controllers = new ControllerRegistry(cfg.maxControllers);
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
-        if ("rdma".equals(cfg.transport)) {
+        if (TransportType.parse(cfg.transport) == TransportType.RDMA) {
             this.tcp = null;
             this.rdma = new RdmaTargetTransport(new RdmaTargetOptions(cfg.inCapsuleData, cfg.queueDepth, cfg.maxIoQueues,
                     RdmaTargetOptions.DEFAULT_BUFFER_SIZE, RdmaTargetOptions.DEFAULT_BUFFERS), limits.maxTransferBytes(), cfg.ioThreads);
@@ -92,9 +93,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private static void validate(TargetConfig cfg) {
-        if (!"tcp".equals(cfg.transport) && !"rdma".equals(cfg.transport)) {
-            throw new IllegalArgumentException("transport '" + cfg.transport + "' is unknown; use tcp or rdma");
-        }
+        TransportType.parse(cfg.transport); // an unknown name fails here, listing the known ones
         if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
         if (cfg.subsystems.isEmpty()) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
         if (cfg.queueDepth < 2 || cfg.queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
@@ -184,7 +183,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         boolean keys = cfg.subsystems.stream().anyMatch(s -> !s.tlsKeys.isEmpty());
         TlsMode mode = cfg.tls == null ? (keys ? TlsMode.REQUIRED : TlsMode.OFF) : TlsMode.parse(cfg.tls);
         if (mode != TlsMode.OFF && !keys) throw new IllegalArgumentException("--tls " + cfg.tls + " needs a key: add --tls-key HOSTNQN=KEY");
-        if (mode != TlsMode.OFF && "rdma".equals(cfg.transport)) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
+        if (mode != TlsMode.OFF && !TransportType.parse(cfg.transport).supportsTls()) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
         return mode;
     }
 
@@ -228,7 +227,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
             }
             bound.add(got);
-            ports.add(new PortInfo(portId++, cfg.transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
+            ports.add(new PortInfo(portId++, TransportType.parse(cfg.transport), got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jbof.transport.rdma;
 
+import io.jbof.transport.TransportType;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -37,8 +38,8 @@ public final class RdmaHostTransport implements HostTransport {
     }
 
     @Override
-    public String name() {
-        return "rdma";
+    public TransportType type() {
+        return TransportType.RDMA;
     }
 
     @Override

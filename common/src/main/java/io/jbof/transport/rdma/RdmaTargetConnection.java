@@ -99,7 +99,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     // ---- TargetQueue ----
 
     @Override public EventExecutor executor() { return loop; }
-    @Override public String transportName() { return "rdma"; }
+    @Override public io.jbof.transport.TransportType transport() { return io.jbof.transport.TransportType.RDMA; }
     @Override public String remoteAddress() { return remote; }
     @Override public int inCapsuleDataSize() { return inCapsule; }
 

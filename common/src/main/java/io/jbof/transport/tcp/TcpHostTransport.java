@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp;
 
+import io.jbof.transport.TransportType;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
@@ -29,8 +30,8 @@ public final class TcpHostTransport implements HostTransport {
     }
 
     @Override
-    public String name() {
-        return "tcp";
+    public TransportType type() {
+        return TransportType.TCP;
     }
 
     @Override

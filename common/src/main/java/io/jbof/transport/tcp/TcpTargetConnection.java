@@ -87,7 +87,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     // ---- TargetQueue ----
 
     @Override public EventExecutor executor() { return ctx.executor(); }
-    @Override public String transportName() { return "tcp"; }
+    @Override public io.jbof.transport.TransportType transport() { return io.jbof.transport.TransportType.TCP; }
     @Override public String remoteAddress() { return remote; }
     @Override public io.jbof.nvme.tls.TlsPskIdentity tlsIdentity() {
         return ctx == null ? null : ctx.channel().attr(io.jbof.transport.tcp.tls.TlsPskHandler.IDENTITY).get();

@@ -94,7 +94,7 @@ final class AdminCommands {
         ByteBuf b = buffer(4096);
         switch (cns) {
             case 0x01:
-                IdentifyData.controller(b, c, target.limits(), "rdma".equals(req.queue().transportName()));
+                IdentifyData.controller(b, c, target.limits(), req.queue().transport().keyedSgls());
                 break;
             case 0x00:
                 if (nsid == 0 || nsid == NSID_ALL) {
@@ -235,7 +235,7 @@ final class AdminCommands {
         int at = DiscoveryLog.HEADER_SIZE;
         for (Subsystem s : visible) {
             for (PortInfo p : ports) {
-                b.setByte(at + DiscoveryLog.TRTYPE, "rdma".equals(p.transport()) ? DiscoveryLog.TRTYPE_RDMA : DiscoveryLog.TRTYPE_TCP);
+                b.setByte(at + DiscoveryLog.TRTYPE, p.transport().trtype());
                 b.setByte(at + DiscoveryLog.ADRFAM, p.ipv6() ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4);
                 b.setByte(at + DiscoveryLog.SUBTYPE, DiscoveryLog.SUBTYPE_NVME);
                 b.setByte(at + DiscoveryLog.TREQ, p.tls() == io.jbof.transport.tcp.tls.TlsMode.REQUIRED
@@ -246,13 +246,7 @@ final class AdminCommands {
                 Connect.writeSpacePadded(b, at + DiscoveryLog.TRSVCID, 32, Integer.toString(p.port()));
                 Connect.writeString(b, at + DiscoveryLog.SUBNQN, 256, s.nqn());
                 Connect.writeSpacePadded(b, at + DiscoveryLog.TRADDR, 256, p.address());
-                if ("rdma".equals(p.transport())) {
-                    b.setByte(at + DiscoveryLog.TSAS, 1);     // RC queue pairs
-                    b.setByte(at + DiscoveryLog.TSAS + 1, 1); // no provider type specified
-                    b.setByte(at + DiscoveryLog.TSAS + 2, 1); // RDMA CM
-                } else if (p.tls() != io.jbof.transport.tcp.tls.TlsMode.OFF) {
-                    b.setByte(at + DiscoveryLog.TSAS, DiscoveryLog.TCP_SECTYPE_TLS13);
-                }
+                p.transport().writeTsas(b, at + DiscoveryLog.TSAS, p.tls() != io.jbof.transport.tcp.tls.TlsMode.OFF);
                 at += DiscoveryLog.ENTRY_SIZE;
             }
         }

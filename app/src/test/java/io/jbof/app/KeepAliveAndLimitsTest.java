@@ -6,7 +6,7 @@ import io.jbof.nvme.NvmeException;
 import io.jbof.nvme.Status;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
-import io.jbof.transport.tcp.TcpHostTransport;
+import io.jbof.initiator.transport.tcp.TcpHostTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import io.jbof.nvme.Sgl;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.transport.tcp.Pdu;
-import io.jbof.transport.tcp.TcpBackPressure;
+import io.jbof.target.transport.tcp.TcpBackPressure;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;

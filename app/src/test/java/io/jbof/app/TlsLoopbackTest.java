@@ -149,7 +149,7 @@ class TlsLoopbackTest {
     void aQueueSecuredForOneHostCannotConnectAsAnother() throws Exception {
         // The handshake uses HOST384's identity and key; the Connect then names HOST: Connect Invalid Host.
         TlsPskDerivation.Derived other = TlsPskDerivation.derive(key384, HOST384, NQN, 1, TlsPskDerivation.Labels.LEGACY);
-        io.jbof.transport.tcp.TcpHostTransport tcp = new io.jbof.transport.tcp.TcpHostTransport(1);
+        io.jbof.initiator.transport.tcp.TcpHostTransport tcp = new io.jbof.initiator.transport.tcp.TcpHostTransport(1);
         io.jbof.transport.HostTransport swapped = new io.jbof.transport.HostTransport() {
             @Override public io.jbof.transport.TransportType type() { return io.jbof.transport.TransportType.TCP; }
             @Override public java.util.concurrent.CompletableFuture<io.jbof.transport.HostConnection> connect(

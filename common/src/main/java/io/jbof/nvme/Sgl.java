@@ -39,4 +39,19 @@ public final class Sgl {
         sqe.setIntLE(at + 11, key);
         sqe.setByte(at + 15, (TYPE_KEYED_DATA_BLOCK << 4) | subtype);
     }
+
+    /**
+     * The checks an in-capsule data SGL (Data Block, Offset) passes on every transport, in nvmet's order:
+     * data may only go to the controller; its offset must be 0 and its length within the in-capsule
+     * size the queue offers ({@code limit}); and the capsule must carry it: exactly {@code carried}
+     * bytes where the transport frames the data (TCP), at least that where it cannot tell (an RDMA SEND).
+     * Returns the status to complete with, or SUCCESS.
+     */
+    public static int checkInCapsule(NvmeCommand cmd, int limit, int carried, boolean carriedExactly) {
+        int length = cmd.sglLength();
+        if (length != 0 && !cmd.dataToController()) return Status.dnr(Status.INVALID_FIELD);
+        if (cmd.sglAddress() != 0 || length > limit) return Status.dnr(Status.SGL_OFFSET_INVALID);
+        if (length < 0 || (carriedExactly ? length != carried : length > carried)) return Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
+        return Status.SUCCESS;
+    }
 }

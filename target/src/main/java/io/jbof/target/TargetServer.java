@@ -3,6 +3,7 @@ package io.jbof.target;
 import io.jbof.nvme.Nqn;
 import io.jbof.target.config.ListenAddress;
 import io.jbof.transport.TransportType;
+import io.netty.channel.unix.Errors;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
@@ -15,11 +16,11 @@ import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.TargetLimits;
 import io.jbof.target.namespace.FileNamespace;
 import io.jbof.target.subsystem.Subsystem;
-import io.jbof.transport.rdma.RdmaTargetOptions;
-import io.jbof.transport.rdma.RdmaTargetTransport;
+import io.jbof.target.transport.rdma.RdmaTargetOptions;
+import io.jbof.target.transport.rdma.RdmaTargetTransport;
 import io.jbof.transport.tcp.Pdu;
-import io.jbof.transport.tcp.TcpTargetOptions;
-import io.jbof.transport.tcp.TcpTargetTransport;
+import io.jbof.target.transport.tcp.TcpTargetOptions;
+import io.jbof.target.transport.tcp.TcpTargetTransport;
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskIdentity;
@@ -90,6 +91,18 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             t.close();
             throw e;
         }
+    }
+
+    /** Linux's errno for a taken address; netty's native transport reports it negated. */
+    private static final int EADDRINUSE = 98;
+
+    /** Whether a listen failed because the address is taken: NIO says BindException, native epoll the errno. */
+    private static boolean addressInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException) return true;
+            if (t instanceof Errors.NativeIoException && ((Errors.NativeIoException) t).expectedErr() == -EADDRINUSE) return true;
+        }
+        return false;
     }
 
     private static void validate(TargetConfig cfg) {
@@ -221,7 +234,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 got = rdma != null ? rdma.listen(addr, queue -> new QueueSession(queue, commands))
                         : tcp.listen(addr, queue -> new QueueSession(queue, commands));
             } catch (Exception e) {
-                if (e instanceof BindException || e.getCause() instanceof BindException || String.valueOf(e.getMessage()).contains("in use")) {
+                if (addressInUse(e)) {
                     throw new IOException("cannot listen on " + l + ": the address is in use (another target running? pick another port with --listen)", e);
                 }
                 throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
@@ -246,7 +259,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     @Override public TargetLimits limits() { return limits; }
 
     /** What NVMe/TCP back-pressure saw: connections paused because their host does not read, peak unsent replies. */
-    public io.jbof.transport.tcp.TcpBackPressure tcpBackPressure() {
+    public io.jbof.target.transport.tcp.TcpBackPressure tcpBackPressure() {
         return tcp == null ? null : tcp.backPressure();
     }
 

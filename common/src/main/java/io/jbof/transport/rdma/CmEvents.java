@@ -15,16 +15,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * the handler registered for the id they concern (the listening id gets connect requests). Not on
  * the I/O path.
  */
-final class CmEvents implements AutoCloseable {
+public final class CmEvents implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CmEvents.class);
 
     // librdmacm's enum rdma_cm_event_type
-    static final int ADDR_RESOLVED = 0, ADDR_ERROR = 1, ROUTE_RESOLVED = 2, ROUTE_ERROR = 3, CONNECT_REQUEST = 4,
+    public static final int ADDR_RESOLVED = 0, ADDR_ERROR = 1, ROUTE_RESOLVED = 2, ROUTE_ERROR = 3, CONNECT_REQUEST = 4,
             CONNECT_RESPONSE = 5, CONNECT_ERROR = 6, UNREACHABLE = 7, REJECTED = 8, ESTABLISHED = 9, DISCONNECTED = 10,
             DEVICE_REMOVAL = 11, ADDR_CHANGE = 14, TIMEWAIT_EXIT = 15;
 
     /** Handles the events of one id; called on the CM thread. */
-    interface Handler {
+    public interface Handler {
         void onEvent(int event, RdmaCmId id, RdmaCmEvent raw);
     }
 
@@ -33,24 +33,24 @@ final class CmEvents implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    CmEvents(String name) throws IOException {
+    public CmEvents(String name) throws IOException {
         this.channel = RdmaEventChannel.createEventChannel();
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
     }
 
-    RdmaCmId createId() throws IOException {
+    public RdmaCmId createId() throws IOException {
         return channel.createId(RdmaCm_PS_TCP);
     }
 
     private static final short RdmaCm_PS_TCP = 0x0106;
 
-    void register(RdmaCmId id, Handler h) {
+    public void register(RdmaCmId id, Handler h) {
         handlers.put(id, h);
     }
 
-    void unregister(RdmaCmId id) {
+    public void unregister(RdmaCmId id) {
         handlers.remove(id);
     }
 
@@ -80,7 +80,7 @@ final class CmEvents implements AutoCloseable {
         }
     }
 
-    static String name(int event) {
+    public static String name(int event) {
         switch (event) {
             case ADDR_RESOLVED: return "ADDR_RESOLVED";
             case ADDR_ERROR: return "ADDR_ERROR";

@@ -1,5 +1,6 @@
 package io.jbof.transport.rdma;
 
+import io.jbof.util.Tunable;
 import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.impl.NatObject;
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RdmaEventLoop extends SingleThreadEventExecutor {
     private static final Logger log = LoggerFactory.getLogger(RdmaEventLoop.class);
     /** Polls of empty CQs before the loop arms them and sleeps: cheap latency for back-to-back I/O. */
-    private static final int SPIN_POLLS = Integer.getInteger("jbof.rdma.spinPolls", 64);
+    private static final int SPIN_POLLS = Tunable.RDMA_SPIN_POLLS.intValue();
 
     /** A queue pair's completion queue, polled on this loop. */
     public interface CompletionSource {

@@ -62,17 +62,17 @@ public final class RdmaNative {
      * The private data the id's last connect request, accept or reject carried, or null: jbof's
      * libdisni.so keeps it; another libdisni acknowledges events without keeping it.
      */
-    static native byte[] privateData(long cmId);
+    public static native byte[] privateData(long cmId);
 
     /** The status of the id's last CM event (for a reject: the reason code). */
-    static native int eventStatus(long cmId);
+    public static native int eventStatus(long cmId);
 
-    static native void accept(long cmId, int retry, int rnrRetry, byte[] privateData) throws IOException;
+    public static native void accept(long cmId, int retry, int rnrRetry, byte[] privateData) throws IOException;
 
-    static native void reject(long cmId, byte[] privateData) throws IOException;
+    public static native void reject(long cmId, byte[] privateData) throws IOException;
 
     /** Posts the response capsule by SEND with Invalidate of the host's {@code rkey} (signaled). */
-    static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey) throws IOException;
+    public static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey) throws IOException;
 
     static native int eventFd() throws IOException;
 

@@ -16,18 +16,18 @@ import java.nio.ByteBuffer;
  * Registration pins and maps the pages, which is far too slow for the I/O path: it happens when a
  * queue or pool is set up, and the region lives until the queue or pool is closed.
  */
-final class RegisteredMemory implements AutoCloseable {
+public final class RegisteredMemory implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RegisteredMemory.class);
-    static final int LOCAL_WRITE = 1, REMOTE_WRITE = 2, REMOTE_READ = 4;
+    public static final int LOCAL_WRITE = 1, REMOTE_WRITE = 2, REMOTE_READ = 4;
 
-    final ByteBuffer region;
-    final ByteBuf buf;
-    final long address;
-    final int lkey;
-    final int rkey;
+    public final ByteBuffer region;
+    public final ByteBuf buf;
+    public final long address;
+    public final int lkey;
+    public final int rkey;
     private final IbvMr mr;
 
-    RegisteredMemory(IbvPd pd, ByteBuffer region, int access) throws IOException {
+    public RegisteredMemory(IbvPd pd, ByteBuffer region, int access) throws IOException {
         this.region = region;
         this.buf = Unpooled.wrappedBuffer(region).clear();
         this.address = PlatformDependent.directBufferAddress(region);
@@ -38,7 +38,7 @@ final class RegisteredMemory implements AutoCloseable {
         this.rkey = mr.getRkey();
     }
 
-    RegisteredMemory(IbvPd pd, int size, int access) throws IOException {
+    public RegisteredMemory(IbvPd pd, int size, int access) throws IOException {
         this(pd, ByteBuffer.allocateDirect(size), access);
     }
 

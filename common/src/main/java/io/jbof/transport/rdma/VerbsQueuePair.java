@@ -27,17 +27,17 @@ import java.util.List;
  * built once (a poll over a fixed array of work completions, a notify request, and the caller's
  * pre-built send and receive requests), so nothing is allocated per completion or per post.
  */
-final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
+public final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     private static final Logger log = LoggerFactory.getLogger(VerbsQueuePair.class);
-    static final int WC_SUCCESS = 0;
+    public static final int WC_SUCCESS = 0;
     static final int WC_FLUSH_ERR = 5;
     // enum ibv_wc_opcode
     static final int WC_SEND = 0, WC_RDMA_WRITE = 1, WC_RDMA_READ = 2, WC_RECV = 128;
-    static final int SIGNALED = IbvSendWR.IBV_SEND_SIGNALED;
+    public static final int SIGNALED = IbvSendWR.IBV_SEND_SIGNALED;
     private static final int POLL_BATCH = 16;
 
     /** Gets every completion of the queue pair, on its loop. */
-    interface Completions {
+    public interface Completions {
         void onCompletion(IbvWC wc);
     }
 
@@ -52,7 +52,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     private boolean destroyed;
 
     /** Creates the CQ and QP; call on {@code loop}. */
-    VerbsQueuePair(RdmaCmId id, IbvPd pd, RdmaEventLoop loop, int sendWrs, int recvWrs, int maxSge, Completions completions) throws IOException {
+    public VerbsQueuePair(RdmaCmId id, IbvPd pd, RdmaEventLoop loop, int sendWrs, int recvWrs, int maxSge, Completions completions) throws IOException {
         this.id = id;
         this.loop = loop;
         this.completions = completions;
@@ -80,7 +80,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     }
 
     /** A send request built once: {@code opcode} over one local segment; change it through the mods. */
-    SVCPostSend sendCall(int opcode, long wrId, long addr, int length, int lkey, int flags) throws IOException {
+    public SVCPostSend sendCall(int opcode, long wrId, long addr, int length, int lkey, int flags) throws IOException {
         LinkedList<IbvSge> sges = segment(addr, length, lkey);
         IbvSendWR wr = new IbvSendWR();
         wr.setWr_id(wrId);
@@ -92,7 +92,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     }
 
     /** A receive request built once for one buffer; post it again with {@code execute()} after each use. */
-    SVCPostRecv recvCall(long wrId, long addr, int length, int lkey) throws IOException {
+    public SVCPostRecv recvCall(long wrId, long addr, int length, int lkey) throws IOException {
         LinkedList<IbvSge> sges = segment(addr, length, lkey);
         IbvRecvWR wr = new IbvRecvWR();
         wr.setWr_id(wrId);
@@ -112,7 +112,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     }
 
     /** The native ibv_qp, for jbof's own posts (RdmaNative). */
-    long qpHandle() {
+    public long qpHandle() {
         return ((com.ibm.disni.verbs.impl.NatObject) qp).getObjId();
     }
 
@@ -134,7 +134,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     }
 
     /** Moves the QP to error (outstanding requests flush) and tells the peer. */
-    void disconnect() {
+    public void disconnect() {
         try {
             id.disconnect();
         } catch (IOException | RuntimeException e) {
@@ -143,7 +143,7 @@ final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     }
 
     /** Destroys QP, CQ and id; on the loop, after the last completion was handled. */
-    void destroy() {
+    public void destroy() {
         if (destroyed) return;
         destroyed = true;
         loop.remove(this);

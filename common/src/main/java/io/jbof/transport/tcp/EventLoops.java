@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp;
 
+import io.jbof.util.Tunable;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -20,7 +21,7 @@ import java.util.concurrent.ThreadFactory;
  * everywhere else. {@code -Djbof.nio=true} forces NIO.
  */
 public final class EventLoops {
-    public static final boolean EPOLL = !Boolean.getBoolean("jbof.nio") && Epoll.isAvailable();
+    public static final boolean EPOLL = !Tunable.NIO.booleanValue() && Epoll.isAvailable();
 
     private EventLoops() {}
 

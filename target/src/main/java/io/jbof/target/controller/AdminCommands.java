@@ -11,8 +11,6 @@ import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
-import java.util.ArrayList;
-import java.util.List;
 
 /** The admin command set: Identify, Get Log Page, Set/Get Features, Keep Alive, AER, Abort. */
 final class AdminCommands {
@@ -155,7 +153,7 @@ final class AdminCommands {
                 req.complete(Status.dnr(Status.INVALID_LOG_PAGE), 0);
                 return;
             }
-            page = discoveryLog(c);
+            page = DiscoveryService.logPage(target, c.hostNqn());
         } else {
             switch (lid) {
                 case Opcodes.LOG_ERROR_INFORMATION: page = zeroed(64); break;
@@ -217,38 +215,6 @@ final class AdminCommands {
             b.setIntLE(0, 0xFFFFFFFF);
         } else {
             for (int i = 0; i < ids.length; i++) b.setIntLE(4 * i, ids[i]);
-        }
-        return b;
-    }
-
-    private ByteBuf discoveryLog(Controller c) {
-        List<Subsystem> visible = new ArrayList<>();
-        for (Subsystem s : target.subsystems()) {
-            if (s.allows(c.hostNqn())) visible.add(s);
-        }
-        List<PortInfo> ports = target.ports();
-        int records = visible.size() * ports.size();
-        ByteBuf b = zeroed(DiscoveryLog.HEADER_SIZE + records * DiscoveryLog.ENTRY_SIZE);
-        b.setLongLE(DiscoveryLog.GENCTR, target.discoveryGeneration());
-        b.setLongLE(DiscoveryLog.NUMREC, records);
-        b.setShortLE(DiscoveryLog.RECFMT, 0);
-        int at = DiscoveryLog.HEADER_SIZE;
-        for (Subsystem s : visible) {
-            for (PortInfo p : ports) {
-                b.setByte(at + DiscoveryLog.TRTYPE, p.transport().trtype());
-                b.setByte(at + DiscoveryLog.ADRFAM, p.ipv6() ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4);
-                b.setByte(at + DiscoveryLog.SUBTYPE, DiscoveryLog.SUBTYPE_NVME);
-                b.setByte(at + DiscoveryLog.TREQ, p.tls() == io.jbof.transport.tcp.tls.TlsMode.REQUIRED
-                        ? DiscoveryLog.TREQ_SECURE_REQUIRED : DiscoveryLog.TREQ_SECURE_NOT_REQUIRED);
-                b.setShortLE(at + DiscoveryLog.PORTID, p.portId());
-                b.setShortLE(at + DiscoveryLog.CNTLID, Connect.CNTLID_DYNAMIC);
-                b.setShortLE(at + DiscoveryLog.ASQSZ, TargetLimits.ADMIN_QUEUE_ENTRIES);
-                Connect.writeSpacePadded(b, at + DiscoveryLog.TRSVCID, 32, Integer.toString(p.port()));
-                Connect.writeString(b, at + DiscoveryLog.SUBNQN, 256, s.nqn());
-                Connect.writeSpacePadded(b, at + DiscoveryLog.TRADDR, 256, p.address());
-                p.transport().writeTsas(b, at + DiscoveryLog.TSAS, p.tls() != io.jbof.transport.tcp.tls.TlsMode.OFF);
-                at += DiscoveryLog.ENTRY_SIZE;
-            }
         }
         return b;
     }

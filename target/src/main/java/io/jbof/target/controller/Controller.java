@@ -131,12 +131,23 @@ public final class Controller {
      * Installs an I/O queue; returns null on success or a message naming what is wrong. The controller
      * must be enabled, the QID within what was granted, and not in use.
      */
-    synchronized String attachIo(int qid, QueueSession session) {
-        if (destroyed) return "controller " + id + " is gone";
-        if (qid < 1 || qid > grantedIoQueues || qid >= ioQueues.length) return "QID " + qid + " exceeds the " + grantedIoQueues + " I/O queues granted";
-        if (ioQueues[qid] != null) return "QID " + qid + " is already connected";
+    synchronized AttachRefusal attachIo(int qid, QueueSession session) {
+        if (destroyed) return AttachRefusal.CONTROLLER_GONE;
+        if (qid < 1 || qid > grantedIoQueues || qid >= ioQueues.length) return AttachRefusal.QID_NOT_GRANTED;
+        if (ioQueues[qid] != null) return AttachRefusal.QID_IN_USE;
         ioQueues[qid] = session;
         return null;
+    }
+
+    /** Why {@link #attachIo} refused an I/O queue; the kind decides the Connect status. */
+    enum AttachRefusal {
+        CONTROLLER_GONE("the controller is gone"),
+        QID_NOT_GRANTED("the QID exceeds the I/O queues granted"),
+        QID_IN_USE("the QID is already connected");
+
+        final String reason;
+
+        AttachRefusal(String reason) { this.reason = reason; }
     }
 
     /** A queue's connection closed: an I/O queue just detaches; the admin queue takes the controller with it. */

@@ -257,10 +257,10 @@ final class FabricsCommands {
             req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
             return false;
         }
-        String problem = c.attachIo(qid, session);
+        Controller.AttachRefusal problem = c.attachIo(qid, session);
         if (problem != null) {
-            log.warn("I/O queue Connect from {} refused: {}", peer, problem);
-            boolean inUse = problem.contains("already");
+            log.warn("I/O queue Connect from {} refused: controller {}, QID {} ({} granted): {}", peer, c.id(), qid, c.grantedIoQueues(), problem.reason);
+            boolean inUse = problem == Controller.AttachRefusal.QID_IN_USE;
             req.complete(Status.dnr(inUse ? Status.COMMAND_SEQUENCE_ERROR : Status.CONNECT_INVALID_PARAMETERS),
                     inUse ? 0 : Connect.invalidParameterInCommand(Connect.OFF_QID));
             return false;

@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp.tls;
 
+import io.jbof.util.Tunable;
 import io.jbof.nvme.tls.TlsPskIdentity;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
@@ -44,7 +45,7 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
     private static final int RECORD = 16 * 1024;
     private static final int HANDSHAKE_RECORD = 0x16;
     /** A peer that neither completes nor fails the handshake in this time is dropped (it holds a socket and a loop's state). */
-    private static final long HANDSHAKE_TIMEOUT_MS = Long.getLong("jbof.tls.handshakeTimeoutMs", 30_000);
+    private static final long HANDSHAKE_TIMEOUT_MS = Tunable.TLS_HANDSHAKE_TIMEOUT_MS.longValue();
 
     private final boolean client;
     private final TlsMode mode;

@@ -1,4 +1,4 @@
-package io.jbof.transport.rdma;
+package io.jbof.target.transport.rdma;
 
 import java.nio.ByteBuffer;
 

@@ -1,4 +1,12 @@
-package io.jbof.transport.rdma;
+package io.jbof.target.transport.rdma;
+
+import io.jbof.util.Tunable;
+
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.transport.rdma.RegisteredMemory;
+import io.jbof.transport.rdma.VerbsQueuePair;
 
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvSendWR;
@@ -36,7 +44,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     private static final Logger log = LoggerFactory.getLogger(RdmaTargetConnection.class);
     private static final long KIND_RECV = 1L << 32, KIND_SEND = 2L << 32, KIND_READ = 3L << 32;
     /** Answer a host that asks for it (keyed SGL subtype Fh) with SEND with Invalidate, as nvmet-rdma does. */
-    private static final boolean REMOTE_INVALIDATE = !"false".equals(System.getProperty("jbof.rdma.remoteInvalidate"));
+    private static final boolean REMOTE_INVALIDATE = Tunable.RDMA_REMOTE_INVALIDATE.booleanValue();
 
     private final RdmaTargetTransport transport;
     private final RdmaCmId id;
@@ -264,15 +272,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             int type = sgl >>> 4, subtype = sgl & 0xF;
             if (sgl == Sgl.ID_IN_CAPSULE) {
                 length = command.sglLength();
-                if (length != 0 && !command.dataToController()) {
-                    sglStatus = Status.dnr(Status.INVALID_FIELD); // in-capsule data can only go to the controller (as nvmet)
-                } else if (command.sglAddress() != 0 || length > inCapsule) {
-                    sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
-                } else if (length < 0 || length > capsuleData) {
-                    sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
-                } else {
-                    inCapsuleData = true;
-                }
+                sglStatus = Sgl.checkInCapsule(command, inCapsule, capsuleData, false);
+                inCapsuleData = sglStatus == Status.SUCCESS;
             } else if (type == Sgl.TYPE_KEYED_DATA_BLOCK && (subtype == Sgl.SUBTYPE_ADDRESS || subtype == Sgl.SUBTYPE_INVALIDATE_KEY)) {
                 length = command.sglKeyedLength();
                 remoteAddress = command.sglAddress();

@@ -1,4 +1,10 @@
-package io.jbof.transport.tcp;
+package io.jbof.target.transport.tcp;
+
+import io.jbof.util.Tunable;
+import io.jbof.transport.tcp.Pdu;
+import io.jbof.transport.tcp.PduDecoder;
+import io.jbof.transport.tcp.PduEncoder;
+import io.jbof.transport.tcp.PduException;
 
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
@@ -20,7 +26,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.util.zip.CRC32C;
 
 /**
  * The controller end of one NVMe/TCP connection (one NVMe queue): the ICReq/ICResp exchange, command
@@ -33,7 +38,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private final TargetQueueAcceptor acceptor;
     private final TcpTargetOptions options;
     private final PduDecoder decoder;
-    private final CRC32C crc = new CRC32C();
+    private final PduEncoder encoder = new PduEncoder();
     private final Runnable flushTask = this::flushNow;
 
     private ChannelHandlerContext ctx;
@@ -235,11 +240,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     private void terminate(int fes, int fei) {
         if (closed) return;
-        ByteBuf b = ctx.alloc().directBuffer(Pdu.TERM_REQ_HLEN);
-        Pdu.writeCommonHeader(b, Pdu.C2H_TERM_REQ, 0, Pdu.TERM_REQ_HLEN, 0, Pdu.TERM_REQ_HLEN);
-        b.writeShortLE(fes);
-        b.writeIntLE(fei);
-        b.writeZero(Pdu.TERM_REQ_HLEN - b.writerIndex());
+        ByteBuf b = PduEncoder.termReq(ctx.alloc(), Pdu.C2H_TERM_REQ, fes, fei);
         closed = true;
         ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
     }
@@ -260,14 +261,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         // HPDA asks us to align data in PDUs we send; with CPDA 0 and HPDA 0 data follows the header.
         if (hpda != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " is not supported (only 0)");
 
-        ByteBuf b = ctx.alloc().directBuffer(Pdu.IC_LENGTH);
-        Pdu.writeCommonHeader(b, Pdu.IC_RESP, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
-        b.writeShortLE(0);            // PFV
-        b.writeByte(0);               // CPDA
-        b.writeByte((headerDigest ? Pdu.IC_DGST_HEADER : 0) | (dataDigest ? Pdu.IC_DGST_DATA : 0));
-        b.writeIntLE(options.maxH2CData());
-        b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
-        ctx.write(b);
+        encoder.negotiated(headerDigest, dataDigest);
+        ctx.write(encoder.icResp(ctx.alloc(), options.maxH2CData()));
         initialized = true;
         decoder.negotiated(headerDigest, dataDigest, maxHostPdu(options));
         log.debug("NVMe/TCP connection from {}: header digest {}, data digest {}", remote, onOff(headerDigest), onOff(dataDigest));
@@ -437,35 +432,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     }
 
     private ByteBuf dataHeader(int type, int cid, int ttag, int offset, int length, boolean last, boolean success) {
-        int hd = headerDigest ? Pdu.DIGEST : 0;
-        int dd = dataDigest ? Pdu.DIGEST : 0;
-        int hlen = Pdu.DATA_HLEN;
-        int flags = (headerDigest ? Pdu.FLAG_HDGST : 0);
-        int plen;
-        int pdo;
-        if (type == Pdu.C2H_DATA) {
-            flags |= (dataDigest ? Pdu.FLAG_DDGST : 0) | (last ? Pdu.FLAG_LAST_PDU : 0) | (success ? Pdu.FLAG_SUCCESS : 0);
-            pdo = hlen + hd;
-            plen = pdo + length + dd;
-        } else { // R2T carries no data
-            pdo = 0;
-            plen = hlen + hd;
-        }
-        ByteBuf b = ctx.alloc().directBuffer(hlen + hd);
-        Pdu.writeCommonHeader(b, type, flags, hlen, pdo, plen);
-        b.writeShortLE(cid);
-        b.writeShortLE(ttag);
-        b.writeIntLE(offset);
-        b.writeIntLE(length);
-        b.writeIntLE(0);
-        if (headerDigest) b.writeIntLE(Pdu.crc32c(crc, b, 0, hlen));
-        return b;
+        return encoder.dataHeader(ctx.alloc(), type, cid, ttag, offset, length, last, success);
     }
 
     private ByteBuf digestOf(ByteBuf data) {
-        ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
-        d.writeIntLE(Pdu.crc32c(crc, data, data.readerIndex(), data.readableBytes()));
-        return d;
+        return encoder.dataDigest(ctx.alloc(), data, data.readerIndex(), data.readableBytes());
     }
 
     /** One command exchange; pooled by the connection, indexed by its transfer tag. */
@@ -499,17 +470,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             length = command.sglLength();
             int id = command.sglIdentifier();
             if (id == Sgl.ID_IN_CAPSULE) {
-                if (length != 0 && !command.dataToController()) {
-                    sglStatus = Status.dnr(Status.INVALID_FIELD); // in-capsule data can only go to the controller (as nvmet)
-                } else if (command.sglAddress() != 0) {
-                    sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
-                } else if (length > options.inCapsuleDataSize()) {
-                    sglStatus = Status.dnr(Status.SGL_OFFSET_INVALID);
-                } else if (length != inCapsuleLength) {
-                    sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
-                } else if (length > 0) {
-                    inCapsule = pdu.retainedSlice(dataAt, length);
-                }
+                sglStatus = Sgl.checkInCapsule(command, options.inCapsuleDataSize(), inCapsuleLength, true);
+                if (sglStatus == Status.SUCCESS && length > 0) inCapsule = pdu.retainedSlice(dataAt, length);
             } else if (id == Sgl.ID_TCP_TRANSPORT) {
                 if (inCapsuleLength > 0) sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
             } else {
@@ -625,25 +587,20 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             if (completed) throw new IllegalStateException("command completed twice: " + command);
             completed = true;
             if (!closed) {
-                int hd = headerDigest ? Pdu.DIGEST : 0;
-                ByteBuf b = ctx.alloc().directBuffer(Pdu.CAPSULE_RESP_HLEN + hd);
-                Pdu.writeCommonHeader(b, Pdu.CAPSULE_RESP, headerDigest ? Pdu.FLAG_HDGST : 0, Pdu.CAPSULE_RESP_HLEN, 0,
-                        Pdu.CAPSULE_RESP_HLEN + hd);
+                ByteBuf b = encoder.capsuleResp(ctx.alloc());
                 NvmeCompletion.write(b, Pdu.COMMON_HEADER, result, sqHead, Math.max(qid, 0), command.cid(), status);
-                b.writerIndex(Pdu.CAPSULE_RESP_HLEN);
-                if (headerDigest) b.writeIntLE(Pdu.crc32c(crc, b, 0, Pdu.CAPSULE_RESP_HLEN));
-                write(b);
+                write(encoder.sealCapsuleResp(b));
             }
             if (receiver == null || closed) recycle(this);
         }
     }
 
     /** Reads shorter than this are copied into the PDU; longer ones go by sendfile (zero-copy). */
-    static final int SENDFILE_MIN = Integer.getInteger("jbof.sendfileMin", 16384);
+    static final int SENDFILE_MIN = Tunable.SENDFILE_MIN.intValue();
     /** Bound on the time from accepting a connection to its Fabrics Connect (ICReq included). */
-    static final long CONNECT_TIMEOUT_MS = Long.getLong("jbof.tcp.connectTimeoutMs", 30_000);
+    static final long CONNECT_TIMEOUT_MS = Tunable.TCP_CONNECT_TIMEOUT_MS.longValue();
     /** Bound on the wait for a host's data after an R2T (or between its H2CData PDUs). */
-    static final long DATA_TIMEOUT_MS = Long.getLong("jbof.tcp.dataTimeoutMs", 30_000);
+    static final long DATA_TIMEOUT_MS = Tunable.TCP_DATA_TIMEOUT_MS.longValue();
 
     static String onOff(boolean on) {
         return on ? "on" : "off";

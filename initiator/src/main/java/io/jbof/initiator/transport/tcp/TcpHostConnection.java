@@ -1,6 +1,10 @@
-package io.jbof.transport.tcp;
+package io.jbof.initiator.transport.tcp;
 
-import io.jbof.nvme.NvmeCommand;
+import io.jbof.transport.tcp.Pdu;
+import io.jbof.transport.tcp.PduDecoder;
+import io.jbof.transport.tcp.PduEncoder;
+import io.jbof.transport.tcp.PduException;
+
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
 import io.jbof.nvme.Status;
@@ -18,7 +22,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.CRC32C;
 
 /**
  * The host end of one NVMe/TCP connection: ICReq/ICResp, then command capsules out (with in-capsule
@@ -35,7 +38,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private final boolean wantHeaderDigest;
     private final boolean wantDataDigest;
     private final CompletableFuture<HostConnection> ready;
-    private final CRC32C crc = new CRC32C();
+    private final PduEncoder encoder = new PduEncoder();
     private final ByteBuf syntheticCqe = Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
     private final NvmeCompletion completion = new NvmeCompletion();
 
@@ -78,14 +81,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        ByteBuf b = ctx.alloc().directBuffer(Pdu.IC_LENGTH);
-        Pdu.writeCommonHeader(b, Pdu.IC_REQ, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
-        b.writeShortLE(0); // PFV 1.0
-        b.writeByte(0);    // HPDA: no data alignment needed
-        b.writeByte((wantHeaderDigest ? Pdu.IC_DGST_HEADER : 0) | (wantDataDigest ? Pdu.IC_DGST_DATA : 0));
-        b.writeIntLE(0);   // MAXR2T (0's based): one outstanding R2T per command
-        b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
-        ctx.writeAndFlush(b);
+        ctx.writeAndFlush(PduEncoder.icReq(ctx.alloc(), wantHeaderDigest, wantDataDigest));
     }
 
     @Override
@@ -96,27 +92,10 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         cmd.transferred(0);
         boolean inline = cmd.dataToController() && len > 0 && len <= inCapsuleDataSize;
         Sgl.write(capsule, base, 0, len, inline ? Sgl.ID_IN_CAPSULE : Sgl.ID_TCP_TRANSPORT);
-        int hd = headerDigest ? Pdu.DIGEST : 0;
-        int dd = inline && dataDigest ? Pdu.DIGEST : 0;
-        int pdo = inline ? Pdu.CAPSULE_CMD_HLEN + hd : 0;
-        int plen = Pdu.CAPSULE_CMD_HLEN + hd + (inline ? len + dd : 0);
-        int flags = (headerDigest ? Pdu.FLAG_HDGST : 0) | (dd != 0 ? Pdu.FLAG_DDGST : 0);
-        ByteBuf h = ctx.alloc().directBuffer(Pdu.CAPSULE_CMD_HLEN + hd);
-        Pdu.writeCommonHeader(h, Pdu.CAPSULE_CMD, flags, Pdu.CAPSULE_CMD_HLEN, pdo, plen);
-        h.writeBytes(capsule, base, NvmeCommand.SIZE);
-        if (headerDigest) h.writeIntLE(Pdu.crc32c(crc, h, 0, Pdu.CAPSULE_CMD_HLEN));
-        ctx.write(h, ctx.voidPromise());
+        ctx.write(encoder.capsuleCmd(ctx.alloc(), capsule, base, inline ? len : 0), ctx.voidPromise());
         if (inline) {
             ByteBuf data = cmd.data();
-            ByteBuf slice = data.retainedSlice(data.readerIndex(), len);
-            if (dd != 0) {
-                ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
-                d.writeIntLE(Pdu.crc32c(crc, slice, slice.readerIndex(), len));
-                ctx.write(slice, ctx.voidPromise());
-                ctx.write(d, ctx.voidPromise());
-            } else {
-                ctx.write(slice, ctx.voidPromise());
-            }
+            writeData(data.retainedSlice(data.readerIndex(), len));
         }
     }
 
@@ -162,13 +141,14 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         }
         headerDigest = (dgst & Pdu.IC_DGST_HEADER) != 0;
         dataDigest = (dgst & Pdu.IC_DGST_DATA) != 0;
+        encoder.negotiated(headerDigest, dataDigest);
         if (headerDigest && !wantHeaderDigest || dataDigest && !wantDataDigest) {
             throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_DGST, "the controller enabled a digest we did not ask for");
         }
         maxH2CData = maxData;
         decoder.negotiated(headerDigest, dataDigest, MAX_CONTROLLER_PDU);
         log.debug("NVMe/TCP connection to {}: header digest {}, data digest {}, MAXH2CDATA {}", ctx.channel().remoteAddress(),
-                TcpTargetConnection.onOff(headerDigest), TcpTargetConnection.onOff(dataDigest), maxData);
+                headerDigest ? "on" : "off", dataDigest ? "on" : "off", maxData);
         open = true;
         ready.complete(this);
     }
@@ -252,34 +232,22 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
                     "R2T offset " + r2to + " length " + r2tl + " outside the " + cmd.dataLength() + "-byte write of CID " + cid);
         }
         ByteBuf data = cmd.data();
-        int hd = headerDigest ? Pdu.DIGEST : 0;
-        int dd = dataDigest ? Pdu.DIGEST : 0;
         int off = r2to;
         int end = r2to + r2tl;
         while (off < end) {
             int n = Math.min(maxH2CData, end - off);
             boolean last = off + n == end;
-            ByteBuf h = ctx.alloc().directBuffer(Pdu.DATA_HLEN + hd);
-            int flags = (headerDigest ? Pdu.FLAG_HDGST : 0) | (dataDigest ? Pdu.FLAG_DDGST : 0) | (last ? Pdu.FLAG_LAST_PDU : 0);
-            Pdu.writeCommonHeader(h, Pdu.H2C_DATA, flags, Pdu.DATA_HLEN, Pdu.DATA_HLEN + hd, Pdu.DATA_HLEN + hd + n + dd);
-            h.writeShortLE(cid);
-            h.writeShortLE(ttag);
-            h.writeIntLE(off);
-            h.writeIntLE(n);
-            h.writeIntLE(0);
-            if (headerDigest) h.writeIntLE(Pdu.crc32c(crc, h, 0, Pdu.DATA_HLEN));
-            ByteBuf slice = data.retainedSlice(data.readerIndex() + off, n);
-            ctx.write(h, ctx.voidPromise());
-            if (dataDigest) {
-                ByteBuf d = ctx.alloc().directBuffer(Pdu.DIGEST);
-                d.writeIntLE(Pdu.crc32c(crc, slice, slice.readerIndex(), n));
-                ctx.write(slice, ctx.voidPromise());
-                ctx.write(d, ctx.voidPromise());
-            } else {
-                ctx.write(slice, ctx.voidPromise());
-            }
+            ctx.write(encoder.dataHeader(ctx.alloc(), Pdu.H2C_DATA, cid, ttag, off, n, last, false), ctx.voidPromise());
+            writeData(data.retainedSlice(data.readerIndex() + off, n));
             off += n;
         }
+    }
+
+    /** Data after its header: the slice (ownership passes to the channel), then its digest when on. */
+    private void writeData(ByteBuf slice) {
+        ByteBuf digest = dataDigest ? encoder.dataDigest(ctx.alloc(), slice, slice.readerIndex(), slice.readableBytes()) : null;
+        ctx.write(slice, ctx.voidPromise());
+        if (digest != null) ctx.write(digest, ctx.voidPromise());
     }
 
     @Override
@@ -301,12 +269,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         if (c instanceof PduException) {
             PduException p = (PduException) c;
             log.warn("NVMe/TCP protocol error from controller {}: {}; sending H2CTermReq", ctx.channel().remoteAddress(), p.getMessage());
-            ByteBuf b = ctx.alloc().directBuffer(Pdu.TERM_REQ_HLEN);
-            Pdu.writeCommonHeader(b, Pdu.H2C_TERM_REQ, 0, Pdu.TERM_REQ_HLEN, 0, Pdu.TERM_REQ_HLEN);
-            b.writeShortLE(p.fes());
-            b.writeIntLE(p.fei());
-            b.writeZero(Pdu.TERM_REQ_HLEN - b.writerIndex());
-            ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(PduEncoder.termReq(ctx.alloc(), Pdu.H2C_TERM_REQ, p.fes(), p.fei())).addListener(ChannelFutureListener.CLOSE);
         } else {
             log.debug("host connection to {} failed: {}", ctx.channel().remoteAddress(), c.toString());
             ctx.close();

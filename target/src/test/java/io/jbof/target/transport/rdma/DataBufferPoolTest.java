@@ -1,4 +1,6 @@
-package io.jbof.transport.rdma;
+package io.jbof.target.transport.rdma;
+
+import io.jbof.transport.rdma.RegisteredMemory;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,10 @@
-package io.jbof.transport.rdma;
+package io.jbof.target.transport.rdma;
+
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaEventLoopGroup;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.transport.rdma.RdmaPrivateData;
 
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;

@@ -1,4 +1,10 @@
-package io.jbof.transport.rdma;
+package io.jbof.initiator.transport.rdma;
+
+import io.jbof.util.Tunable;
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaEventLoopGroup;
+import io.jbof.transport.rdma.RdmaNative;
 
 import io.jbof.transport.TransportType;
 import com.ibm.disni.verbs.IbvContext;
@@ -23,7 +29,7 @@ import java.util.concurrent.TimeoutException;
 public final class RdmaHostTransport implements HostTransport {
     private static final Logger log = LoggerFactory.getLogger(RdmaHostTransport.class);
     /** Registered data buffer per command slot: the largest transfer of one command. */
-    static final int TRANSFER_SIZE = Integer.getInteger("jbof.rdma.transferSize", 128 * 1024);
+    static final int TRANSFER_SIZE = Tunable.RDMA_TRANSFER_SIZE.intValue();
 
     private final RdmaEventLoopGroup loops;
     private final CmEvents cm;

@@ -1,4 +1,11 @@
-package io.jbof.transport.rdma;
+package io.jbof.initiator.transport.rdma;
+
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.transport.rdma.RdmaPrivateData;
+import io.jbof.transport.rdma.RegisteredMemory;
+import io.jbof.transport.rdma.VerbsQueuePair;
 
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;

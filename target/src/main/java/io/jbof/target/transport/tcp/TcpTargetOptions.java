@@ -1,4 +1,6 @@
-package io.jbof.transport.tcp;
+package io.jbof.target.transport.tcp;
+
+import io.jbof.transport.tcp.Pdu;
 
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.jbof.transport.tcp.tls.TlsPskServerPeer;

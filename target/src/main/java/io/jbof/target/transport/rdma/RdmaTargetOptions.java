@@ -1,4 +1,6 @@
-package io.jbof.transport.rdma;
+package io.jbof.target.transport.rdma;
+
+import io.jbof.util.Tunable;
 
 /**
  * @param inCapsuleDataSize data a host may put in a command capsule (IOCCSZ minus the command)
@@ -9,5 +11,5 @@ package io.jbof.transport.rdma;
  */
 public record RdmaTargetOptions(int inCapsuleDataSize, int maxQueueEntries, int maxIoQueues, int bufferSize, int buffersPerLoop) {
     public static final int DEFAULT_BUFFER_SIZE = 128 * 1024;
-    public static final int DEFAULT_BUFFERS = Integer.getInteger("jbof.rdma.buffers", 256);
+    public static final int DEFAULT_BUFFERS = Tunable.RDMA_BUFFERS.intValue();
 }

@@ -1,4 +1,4 @@
-package io.jbof.transport.tcp;
+package io.jbof.target.transport.tcp;
 
 import io.netty.channel.DefaultFileRegion;
 

@@ -1,4 +1,8 @@
-package io.jbof.transport.tcp;
+package io.jbof.initiator.transport.tcp;
+
+import io.jbof.transport.tcp.EventLoops;
+import io.jbof.transport.tcp.Pdu;
+import io.jbof.transport.tcp.PduDecoder;
 
 import io.jbof.transport.TransportType;
 import io.jbof.transport.HostConnection;

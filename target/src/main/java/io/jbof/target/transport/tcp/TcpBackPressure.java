@@ -1,5 +1,6 @@
-package io.jbof.transport.tcp;
+package io.jbof.target.transport.tcp;
 
+import io.jbof.util.Tunable;
 import io.netty.channel.FileRegion;
 import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.WriteBufferWaterMark;
@@ -15,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TcpBackPressure {
     /** Unsent reply bytes at which a connection stops reading commands (and at which it reads again). */
-    public static final int HIGH_WATER = Integer.getInteger("jbof.tcp.writeHighWater", 2 << 20);
-    public static final int LOW_WATER = Integer.getInteger("jbof.tcp.writeLowWater", 1 << 20);
+    public static final int HIGH_WATER = Tunable.TCP_WRITE_HIGH_WATER.intValue();
+    public static final int LOW_WATER = Tunable.TCP_WRITE_LOW_WATER.intValue();
 
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(LOW_WATER, HIGH_WATER);
 

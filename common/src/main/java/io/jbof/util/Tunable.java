@@ -1,0 +1,63 @@
+package io.jbof.util;
+
+/**
+ * Every tunable of jbof, in one place: a system property (given through {@code JBOF_JAVA_OPTS}), its
+ * default and what it changes. Read once, at class initialisation of the class that uses it; the
+ * README's "Tunables" table lists the same, and a test keeps the two in step.
+ */
+public enum Tunable {
+    NIO("jbof.nio", "false", "NVMe/TCP on Java NIO instead of Netty's native epoll transport (both roles)."),
+    SENDFILE_MIN("jbof.sendfileMin", "16384", "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy); shorter ones are copied into the PDU."),
+    TCP_CONNECT_TIMEOUT_MS("jbof.tcp.connectTimeoutMs", "30000", "Target, NVMe/TCP: bound on the time from accepting a connection to its Fabrics Connect (ICReq included)."),
+    TCP_DATA_TIMEOUT_MS("jbof.tcp.dataTimeoutMs", "30000", "Target, NVMe/TCP: bound on the wait for a host's data after an R2T, or between its H2CData PDUs."),
+    TCP_WRITE_HIGH_WATER("jbof.tcp.writeHighWater", String.valueOf(2 << 20), "Target, NVMe/TCP: bytes queued to one socket above which that queue stops reading commands."),
+    TCP_WRITE_LOW_WATER("jbof.tcp.writeLowWater", String.valueOf(1 << 20), "Target, NVMe/TCP: bytes queued below which it reads commands again."),
+    TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
+    RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device."),
+    RDMA_REMOTE_INVALIDATE("jbof.rdma.remoteInvalidate", "true", "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),
+    RDMA_SPIN_POLLS("jbof.rdma.spinPolls", "64", "Both roles, NVMe/RDMA: empty completion-queue polls before an event loop sleeps on its channel."),
+    RDMA_TRANSFER_SIZE("jbof.rdma.transferSize", String.valueOf(128 * 1024), "Initiator, NVMe/RDMA: the registered data buffer of each command slot, so the largest transfer of one command.");
+
+    private final String property;
+    private final String defaultValue;
+    private final String description;
+
+    Tunable(String property, String defaultValue, String description) {
+        this.property = property;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    public String property() { return property; }
+
+    public String defaultValue() { return defaultValue; }
+
+    public String description() { return description; }
+
+    /** The value given with -D, or the default. */
+    public String value() {
+        return System.getProperty(property, defaultValue);
+    }
+
+    public int intValue() {
+        long v = longValue();
+        if (v != (int) v) throw new IllegalArgumentException("-D" + property + "=" + v + " is out of range (default " + defaultValue + ")");
+        return (int) v;
+    }
+
+    public long longValue() {
+        String v = value();
+        try {
+            return Long.decode(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-D" + property + "=" + v + " is not a whole number (default " + defaultValue + ")");
+        }
+    }
+
+    public boolean booleanValue() {
+        String v = value().trim();
+        if (v.equalsIgnoreCase("true")) return true;
+        if (v.equalsIgnoreCase("false")) return false;
+        throw new IllegalArgumentException("-D" + property + "=" + v + " must be true or false (default " + defaultValue + ")");
+    }
+}

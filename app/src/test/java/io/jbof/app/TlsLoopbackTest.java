@@ -27,7 +27,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,7 +1,6 @@
 package io.jbof.target.controller;
 
 import io.jbof.nvme.Connect;
-import io.jbof.nvme.DiscoveryLog;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;

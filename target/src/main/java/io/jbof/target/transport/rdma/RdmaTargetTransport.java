@@ -8,7 +8,6 @@ import io.jbof.transport.rdma.RdmaPrivateData;
 
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
-import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.impl.NatObject;
 import io.jbof.transport.TargetQueueAcceptor;

@@ -1,5 +1,7 @@
 package io.jbof.app;
 
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import io.jbof.bench.BenchCommand;
 import io.jbof.fuse.cli.MountCommand;
 import io.jbof.fuse.cli.UmountCommand;
@@ -73,11 +75,11 @@ public final class JbofMain {
         Throwable c = ex.getCause();
         if (c != null && c.getMessage() != null && !m.contains(c.getMessage())) m += " (" + c.getMessage() + ")";
         for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof java.net.UnknownHostException) {
+            if (t instanceof UnknownHostException) {
                 return "cannot resolve the target's host name (" + t.getMessage() + "): give -a/--traddr an IP address, or a name this machine resolves";
             }
         }
-        if (ex instanceof java.net.ConnectException || c instanceof java.net.ConnectException) {
+        if (ex instanceof ConnectException || c instanceof ConnectException) {
             m += " -- is a target listening there? start one with: scripts/jbof-target --nqn NQN --namespace FILE:SIZE";
         }
         return m;

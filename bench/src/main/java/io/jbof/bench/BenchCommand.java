@@ -1,5 +1,6 @@
 package io.jbof.bench;
 
+import java.util.ArrayList;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.cli.ConnectionOptions;
 import io.jbof.util.Sizes;
@@ -86,8 +87,8 @@ public final class BenchCommand implements Callable<Integer> {
             PrintStream progress = System.console() != null && output == null && format.equals("normal") ? System.err : null;
             // As fio's "Starting N processes": the queues are up and I/O begins now (scripts wait for it).
             System.err.printf("jbof bench: starting %d job(s) on %s%n", numjobs, target);
-            List<List<JobResult>> perRound = new java.util.ArrayList<>();
-            List<JobResult> merged = new java.util.ArrayList<>();
+            List<List<JobResult>> perRound = new ArrayList<>();
+            List<JobResult> merged = new ArrayList<>();
             for (int r = 0; r < rounds; r++) {
                 List<JobResult> jobs = new BenchRun(c, r == 0 ? w : w.withoutRamp(), progress).run();
                 perRound.add(jobs);

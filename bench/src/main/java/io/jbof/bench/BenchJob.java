@@ -1,5 +1,6 @@
 package io.jbof.bench;
 
+import java.io.IOException;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.VerifyBlock;
 import io.jbof.initiator.queue.QueuePair;
@@ -79,7 +80,7 @@ final class BenchJob implements Request.Callback {
     private static ByteBuf dataBuffer(Namespace ns, int size) {
         try {
             return ns.controller().dataBuffer(size);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
         }
     }

@@ -1,5 +1,6 @@
 package io.jbof.bench;
 
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 import java.util.Locale;
@@ -9,11 +10,11 @@ final class LatencyPlot {
     private LatencyPlot() {}
 
     static String html(Workload w, JobResult r) {
-        return html(w, java.util.List.of(r));
+        return html(w, List.of(r));
     }
 
     /** One curve per direction and round (rounds in shades of the direction's colour). */
-    static String html(Workload w, java.util.List<JobResult> rounds) {
+    static String html(Workload w, List<JobResult> rounds) {
         StringBuilder svg = new StringBuilder();
         int width = 800, height = 400, left = 70, bottom = 40;
         double maxX = 6; // up to 99.9999%

@@ -1,5 +1,7 @@
 package io.jbof.nvme;
 
+import io.netty.buffer.Unpooled;
+import java.util.UUID;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -40,8 +42,8 @@ public final class Connect {
     }
 
     /** A new 1024-byte Connect data buffer: host identifier, controller ID, subsystem and host NQNs. */
-    public static ByteBuf data(java.util.UUID hostId, int cntlid, String subNqn, String hostNqn) {
-        ByteBuf data = io.netty.buffer.Unpooled.buffer(DATA_SIZE, DATA_SIZE).writeZero(DATA_SIZE);
+    public static ByteBuf data(UUID hostId, int cntlid, String subNqn, String hostNqn) {
+        ByteBuf data = Unpooled.buffer(DATA_SIZE, DATA_SIZE).writeZero(DATA_SIZE);
         data.setLong(DATA_OFF_HOSTID, hostId.getMostSignificantBits());
         data.setLong(DATA_OFF_HOSTID + 8, hostId.getLeastSignificantBits());
         data.setShortLE(DATA_OFF_CNTLID, cntlid);

@@ -1,5 +1,8 @@
 package io.jbof.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.concurrent.CompletableFuture;
@@ -23,8 +26,8 @@ public interface HostTransport extends AutoCloseable {
      * A data buffer of {@code size} bytes for I/O on this transport's connections; on RDMA it is
      * registered, so data moves without a copy. Release it when done.
      */
-    default io.netty.buffer.ByteBuf dataBuffer(int size) throws java.io.IOException {
-        return io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+    default ByteBuf dataBuffer(int size) throws IOException {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
     }
 
     /** The largest data transfer of one command this transport carries (RDMA: its registered buffer size). */

@@ -1,5 +1,6 @@
 package io.jbof.transport;
 
+import io.jbof.nvme.tls.TlsPskIdentity;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
@@ -17,7 +18,7 @@ public interface TargetQueue {
     String remoteAddress();
 
     /** The TLS PSK identity this queue's host proved (NVMe/TCP over TLS), or null on a plain queue. */
-    default io.jbof.nvme.tls.TlsPskIdentity tlsIdentity() { return null; }
+    default TlsPskIdentity tlsIdentity() { return null; }
 
     /** In-capsule data the transport accepts on this queue, in bytes. */
     int inCapsuleDataSize();

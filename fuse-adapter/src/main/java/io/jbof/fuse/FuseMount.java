@@ -1,5 +1,6 @@
 package io.jbof.fuse;
 
+import com.sun.security.auth.module.UnixSystem;
 import io.jbof.fuse.kernel.FuseDevice;
 import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.NvmeController;
@@ -56,7 +57,7 @@ public final class FuseMount implements AutoCloseable {
             throw new IOException("/dev/fuse is missing: load the fuse module (modprobe fuse) or, in a container, pass the device in");
         }
         VolumeFileSystem fs = new VolumeFileSystem(controller, o.directIo());
-        com.sun.security.auth.module.UnixSystem me = new com.sun.security.auth.module.UnixSystem();
+        UnixSystem me = new UnixSystem();
         FuseDevice.MountSpec spec = new FuseDevice.MountSpec("jbof:" + controller.options().subsystemNqn.replace(",", "_"), "jbof",
                 o.readOnly(), o.allowOther());
         FuseDevice device;

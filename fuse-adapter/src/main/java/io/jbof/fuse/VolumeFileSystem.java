@@ -1,5 +1,8 @@
 package io.jbof.fuse;
 
+import com.sun.security.auth.module.UnixSystem;
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
 import io.jbof.fuse.kernel.FuseAttr;
 import io.jbof.fuse.kernel.FuseOperations;
 import io.jbof.fuse.kernel.FuseRequest;
@@ -57,7 +60,7 @@ public final class VolumeFileSystem implements FuseOperations {
             byNode.add(f);
             names.add("ns" + ns.nsid());
         }
-        com.sun.security.auth.module.UnixSystem me = new com.sun.security.auth.module.UnixSystem();
+        UnixSystem me = new UnixSystem();
         this.uid = (int) me.getUid();
         this.gid = (int) me.getGid();
         AtomicInteger n = new AtomicInteger();
@@ -252,8 +255,8 @@ public final class VolumeFileSystem implements FuseOperations {
             try {
                 if (punch) f.punchHole(offset, n);
                 else f.zero(offset, n);
-            } catch (java.io.IOException e) {
-                throw new java.util.concurrent.CompletionException(e);
+            } catch (IOException e) {
+                throw new CompletionException(e);
             }
         }, edges);
         reply(r, done, "fallocate", node, offset, n);

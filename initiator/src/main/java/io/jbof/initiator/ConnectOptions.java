@@ -1,5 +1,6 @@
 package io.jbof.initiator;
 
+import java.util.Locale;
 import io.jbof.transport.TransportType;
 import io.jbof.nvme.Nqn;
 import io.jbof.nvme.auth.DhchapKey;
@@ -56,7 +57,7 @@ public final class ConnectOptions {
         AUTO, IDENTITY, SHA256;
 
         public static TlsBinder parse(String s) {
-            switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            switch (s.toLowerCase(Locale.ROOT)) {
                 case "auto": return AUTO;
                 case "identity": case "sha384": return IDENTITY;
                 case "sha256": return SHA256;

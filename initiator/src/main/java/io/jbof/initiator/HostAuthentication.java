@@ -27,8 +27,8 @@ final class HostAuthentication {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int RECEIVE_SIZE = 4096;
     /** Every hash and group jbof knows is offered. */
-    private static final int[] HASHES = java.util.Arrays.stream(DhchapHash.values()).mapToInt(h -> h.id).toArray();
-    private static final int[] GROUPS = java.util.Arrays.stream(FfdheGroup.values()).mapToInt(g -> g.id).toArray();
+    private static final int[] HASHES = Arrays.stream(DhchapHash.values()).mapToInt(h -> h.id).toArray();
+    private static final int[] GROUPS = Arrays.stream(FfdheGroup.values()).mapToInt(g -> g.id).toArray();
 
     private final QueuePair queue;
     private final int qid;

@@ -1,5 +1,10 @@
 package io.jbof.initiator;
 
+import io.jbof.nvme.IdentifyController;
+import io.jbof.nvme.auth.AuthMessages;
+import io.jbof.nvme.tls.TlsPskDerivation;
+import io.jbof.transport.HostCommand;
+import io.jbof.transport.tcp.tls.TlsHandshakeException;
 import io.jbof.transport.TransportType;
 import io.jbof.initiator.queue.QueuePair;
 import io.jbof.nvme.Connect;
@@ -45,7 +50,7 @@ public final class NvmeController implements AutoCloseable {
     private final HostTransport transport;
     private final boolean ownsTransport;
     /** TLS identity and PSK (derived once per controller), or null for plain NVMe/TCP. */
-    private final io.jbof.nvme.tls.TlsPskDerivation.Derived tls;
+    private final TlsPskDerivation.Derived tls;
     /** Bind the SHA-384 PSK to SHA-256 (see {@link #probeTlsBinder}). */
     private volatile boolean tlsSha256Binder;
     /** Replaced by a new queue on every reconnect (its commands are not resent; I/O queues keep theirs). */
@@ -110,7 +115,7 @@ public final class NvmeController implements AutoCloseable {
         probeTlsBinder();
         bringUpAdmin();
         startKeepAlive();
-        if (info.controllerType() == io.jbof.nvme.IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
+        if (info.controllerType() == IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
             return;
         }
         int wanted = options.ioQueues;
@@ -243,14 +248,14 @@ public final class NvmeController implements AutoCloseable {
     private void probeTlsBinder() throws IOException {
         if (tls == null || tls.identity().cipher() != 2 || options.tlsBinder != ConnectOptions.TlsBinder.AUTO) return;
         HostConnection.Listener none = new HostConnection.Listener() {
-            @Override public io.jbof.transport.HostCommand lookup(int cid) { return null; }
+            @Override public HostCommand lookup(int cid) { return null; }
             @Override public void onClosed(Throwable cause) { }
         };
         IOException first;
         try {
             await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
             return;
-        } catch (io.jbof.transport.tcp.tls.TlsHandshakeException e) {
+        } catch (TlsHandshakeException e) {
             first = e;
         }
         tlsSha256Binder = true;
@@ -284,7 +289,7 @@ public final class NvmeController implements AutoCloseable {
         } catch (NvmeException e) {
             throw new NvmeException(explainConnect(e.status()), e.status());
         }
-        if ((result & io.jbof.nvme.auth.AuthMessages.CONNECT_AUTHREQ_ATR) != 0) {
+        if ((result & AuthMessages.CONNECT_AUTHREQ_ATR) != 0) {
             new HostAuthentication(qp, qid, options, where() + " queue " + qid).run();
         }
         return (int) (result & 0xFFFF);
@@ -490,7 +495,7 @@ public final class NvmeController implements AutoCloseable {
      * A direct data buffer for this controller's I/O; over RDMA it is registered with the device, so
      * reads and writes on it move without a copy (other buffers are copied through the queue's own).
      */
-    public io.netty.buffer.ByteBuf dataBuffer(int size) throws IOException {
+    public ByteBuf dataBuffer(int size) throws IOException {
         return transport.dataBuffer(size);
     }
 

@@ -1,5 +1,6 @@
 package io.jbof.microbench;
 
+import java.util.zip.CRC32C;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
@@ -44,7 +45,7 @@ public class PduDecodeBench {
         pdu.writeZero(NvmeCommand.SIZE);
         new NvmeCommand().wrap(pdu, sqe).opcode(Opcodes.IO_WRITE).flags(NvmeCommand.FLAGS_SGL).cid(1).nsid(1).cdw(12, 0);
         Sgl.write(pdu, sqe, 0, Math.max(inCapsule, 4096), inCapsule > 0 ? Sgl.ID_IN_CAPSULE : Sgl.ID_TCP_TRANSPORT);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         if (digests) pdu.writeIntLE(Pdu.crc32c(crc, pdu, 0, Pdu.CAPSULE_CMD_HLEN));
         int data = pdu.writerIndex();
         pdu.writeZero(inCapsule);

@@ -1,5 +1,11 @@
 package io.jbof.target;
 
+import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskKey;
+import io.jbof.target.transport.tcp.TcpBackPressure;
+import io.jbof.util.SecretText;
+import java.util.HashMap;
+import java.util.function.Function;
 import io.jbof.nvme.Nqn;
 import io.jbof.target.config.ListenAddress;
 import io.jbof.transport.TransportType;
@@ -147,7 +153,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private void openSubsystems(TargetConfig cfg) throws IOException {
-        java.util.Map<Object, String> files = new java.util.HashMap<>();
+        Map<Object, String> files = new HashMap<>();
         for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
             boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
             Set<String> hosts = new HashSet<>(sc.hosts);
@@ -155,12 +161,12 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             hosts.addAll(sc.tlsKeys.keySet());
             Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
             for (Map.Entry<String, String> e : sc.tlsKeys.entrySet()) {
-                s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), io.jbof.nvme.tls.TlsPskKey::parse));
+                s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), TlsPskKey::parse));
             }
             for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
                 String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
-                s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), io.jbof.nvme.auth.DhchapKey::parse),
-                        ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), io.jbof.nvme.auth.DhchapKey::parse));
+                s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), DhchapKey::parse),
+                        ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), DhchapKey::parse));
             }
             subsystems.put(s.nqn(), s);
             int next = 1;
@@ -184,9 +190,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     /** A secret or key given inline or as @FILE, parsed; the message never repeats it. */
-    private static <T> T secret(String value, String what, java.util.function.Function<String, T> parse) {
+    private static <T> T secret(String value, String what, Function<String, T> parse) {
         try {
-            return parse.apply(io.jbof.util.SecretText.resolve(value));
+            return parse.apply(SecretText.resolve(value));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": " + e.getMessage());
         }
@@ -206,7 +212,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
      */
     private TlsPskDerivation.Derived tlsKeyFor(TlsPskIdentity id) {
         if (id.generated()) return null; // generated PSKs come from secure concatenation, which is not offered
-        io.jbof.nvme.tls.TlsPskKey key = null;
+        TlsPskKey key = null;
         if (Nqn.DISCOVERY.equals(id.subsysNqn())) {
             for (Subsystem s : subsystems.values()) if ((key = s.tlsKey(id.hostNqn())) != null) break;
         } else {
@@ -259,7 +265,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     @Override public TargetLimits limits() { return limits; }
 
     /** What NVMe/TCP back-pressure saw: connections paused because their host does not read, peak unsent replies. */
-    public io.jbof.target.transport.tcp.TcpBackPressure tcpBackPressure() {
+    public TcpBackPressure tcpBackPressure() {
         return tcp == null ? null : tcp.backPressure();
     }
 

@@ -1,5 +1,6 @@
 package io.jbof.nvme.auth;
 
+import io.jbof.nvme.KeyInterchange;
 import javax.crypto.Mac;
 import java.nio.charset.StandardCharsets;
 
@@ -33,13 +34,13 @@ public final class DhchapKey {
             throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash '" + parts[1] + "' is not 00..03");
         }
         if (hash < 0 || hash > 3) throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash " + hash + " is not 00..03");
-        byte[] key = io.jbof.nvme.KeyInterchange.decode(parts[2], "DH-HMAC-CHAP secret", 32, 48, 64);
+        byte[] key = KeyInterchange.decode(parts[2], "DH-HMAC-CHAP secret", 32, 48, 64);
         return new DhchapKey(key, hash);
     }
 
     /** The representation of a key: what {@code nvme gen-dhchap-key} prints. */
     public static String format(byte[] key, int hashId) {
-        return String.format("DHHC-1:%02x:%s:", hashId, io.jbof.nvme.KeyInterchange.encode(key));
+        return String.format("DHHC-1:%02x:%s:", hashId, KeyInterchange.encode(key));
     }
 
     public int hashId() {

@@ -1,5 +1,6 @@
 package io.jbof.nvme.tls;
 
+import java.util.Locale;
 import io.jbof.nvme.auth.DhchapHash;
 
 import javax.crypto.Mac;
@@ -37,7 +38,7 @@ public final class TlsPskDerivation {
         LEGACY, RFC8446;
 
         public static Labels parse(String s) {
-            switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            switch (s.toLowerCase(Locale.ROOT)) {
                 case "legacy": case "compat": case "libnvme1": return LEGACY;
                 case "rfc8446": case "rfc": return RFC8446;
                 default: throw new IllegalArgumentException("HKDF label encoding '" + s + "' is not legacy or rfc8446");

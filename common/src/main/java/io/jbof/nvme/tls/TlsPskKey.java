@@ -1,5 +1,6 @@
 package io.jbof.nvme.tls;
 
+import io.jbof.nvme.KeyInterchange;
 import java.security.SecureRandom;
 
 /**
@@ -35,7 +36,7 @@ public final class TlsPskKey {
             throw new IllegalArgumentException("TLS PSK: hash '" + parts[1] + "' is not 00, 01 or 02");
         }
         if (hmac < 0 || hmac > 2) throw new IllegalArgumentException("TLS PSK: hash " + parts[1] + " is not 00, 01 or 02");
-        byte[] key = io.jbof.nvme.KeyInterchange.decode(parts[2], "TLS PSK", 32, 48);
+        byte[] key = KeyInterchange.decode(parts[2], "TLS PSK", 32, 48);
         int len = key.length;
         if (hmac == 1 && len != 32 || hmac == 2 && len != 48) {
             throw new IllegalArgumentException("TLS PSK: hash " + parts[1] + " needs a " + (hmac == 1 ? 32 : 48) + "-byte key, not " + len);
@@ -59,7 +60,7 @@ public final class TlsPskKey {
 
     /** The interchange format: what {@code nvme gen-tls-key} prints. */
     public String format() {
-        return String.format("%s%02d:%s:", PREFIX, hmac, io.jbof.nvme.KeyInterchange.encode(key));
+        return String.format("%s%02d:%s:", PREFIX, hmac, KeyInterchange.encode(key));
     }
 
     /** The transform hash of the key: 0 none, 1 SHA-256, 2 SHA-384. */

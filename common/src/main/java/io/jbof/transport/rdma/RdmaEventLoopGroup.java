@@ -1,5 +1,6 @@
 package io.jbof.transport.rdma;
 
+import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.MultithreadEventExecutorGroup;
@@ -9,7 +10,7 @@ import java.util.concurrent.Executor;
 /** The RDMA event loops of one transport, one thread each; queue pairs are spread over them. */
 public final class RdmaEventLoopGroup extends MultithreadEventExecutorGroup {
     public RdmaEventLoopGroup(int threads, String name) {
-        super(threads, new io.netty.util.concurrent.ThreadPerTaskExecutor(new DefaultThreadFactory(name, true)));
+        super(threads, new ThreadPerTaskExecutor(new DefaultThreadFactory(name, true)));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.jbof.transport.rdma;
 
+import com.ibm.disni.util.MemoryUtils;
+import java.nio.ByteBuffer;
 import java.io.IOException;
 
 /**
@@ -40,7 +42,7 @@ public final class RdmaNative {
     public static void check() throws IOException {
         if (PROBLEM != null) throw new IOException(PROBLEM);
         try {
-            com.ibm.disni.util.MemoryUtils.getAddress(java.nio.ByteBuffer.allocateDirect(8));
+            MemoryUtils.getAddress(ByteBuffer.allocateDirect(8));
         } catch (IllegalAccessError e) {
             throw new IOException("DiSNI cannot read direct buffer addresses: start the JVM with " + ADD_EXPORTS
                     + " (scripts/jbof does)");

@@ -1,5 +1,6 @@
 package io.jbof.transport.rdma;
 
+import com.ibm.disni.verbs.SVCRegMr;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import io.netty.buffer.ByteBuf;
@@ -31,7 +32,7 @@ public final class RegisteredMemory implements AutoCloseable {
         this.region = region;
         this.buf = Unpooled.wrappedBuffer(region).clear();
         this.address = PlatformDependent.directBufferAddress(region);
-        com.ibm.disni.verbs.SVCRegMr reg = pd.regMr(region, access).execute();
+        SVCRegMr reg = pd.regMr(region, access).execute();
         this.mr = reg.getMr();
         reg.free();
         this.lkey = mr.getLkey();

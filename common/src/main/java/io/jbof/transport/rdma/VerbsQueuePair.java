@@ -1,5 +1,6 @@
 package io.jbof.transport.rdma;
 
+import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
@@ -113,7 +114,7 @@ public final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
 
     /** The native ibv_qp, for jbof's own posts (RdmaNative). */
     public long qpHandle() {
-        return ((com.ibm.disni.verbs.impl.NatObject) qp).getObjId();
+        return ((NatObject) qp).getObjId();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp;
 
+import java.nio.ByteBuffer;
 import io.netty.buffer.ByteBuf;
 
 import java.util.zip.CRC32C;
@@ -119,7 +120,7 @@ public final class Pdu {
         if (b.nioBufferCount() == 1) {
             crc.update(b.internalNioBuffer(at, len)); // a reused view: no ByteBuffer per PDU
         } else {
-            for (java.nio.ByteBuffer bb : b.nioBuffers(at, len)) crc.update(bb);
+            for (ByteBuffer bb : b.nioBuffers(at, len)) crc.update(bb);
         }
         return (int) crc.getValue();
     }

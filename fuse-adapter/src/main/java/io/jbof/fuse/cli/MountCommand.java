@@ -1,5 +1,6 @@
 package io.jbof.fuse.cli;
 
+import sun.misc.Signal;
 import io.jbof.fuse.FuseMount;
 import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.NvmeController;
@@ -75,10 +76,10 @@ public final class MountCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         // SIGTERM / SIGINT: unmount, flush and exit 0 (a JVM shutdown hook alone would exit 143).
         for (String sig : new String[]{"TERM", "INT"}) {
-            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
+            Signal.handle(new Signal(sig), s -> stop.countDown());
         }
         // SIGUSR1: how deep the kernel's requests reached the initiator since the last report (scripts/bench asks per run).
-        sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> {
+        Signal.handle(new Signal("USR1"), s -> {
             System.err.println("jbof mount: requests in flight: " + m.session().inFlight() + " now, peak " + m.session().takePeakInFlight()
                     + " since the last report");
             System.err.flush();

@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.util.SecretText;
 
 import io.jbof.initiator.ConnectOptions;
@@ -109,7 +110,7 @@ public final class ConnectionOptions {
             throw new IllegalArgumentException("--dhchap-ctrl-secret: " + e.getMessage());
         }
         try {
-            b.tlsKey(SecretText.resolve(tlsKey)).tlsIdentityVersion(tlsIdentity).tlsLabels(io.jbof.nvme.tls.TlsPskDerivation.Labels.parse(tlsHkdf))
+            b.tlsKey(SecretText.resolve(tlsKey)).tlsIdentityVersion(tlsIdentity).tlsLabels(TlsPskDerivation.Labels.parse(tlsHkdf))
                     .tlsBinder(ConnectOptions.TlsBinder.parse(tlsBinder));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tls-key: " + e.getMessage());

@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import io.jbof.nvme.DiscoveryLog;
 import io.jbof.initiator.DiscoveryEntry;
 import io.jbof.initiator.NvmeController;
 import picocli.CommandLine.Command;
@@ -28,7 +29,7 @@ public final class DiscoverCommand implements Callable<Integer> {
                 System.out.println("trsvcid: " + e.trsvcid());
                 System.out.println("subnqn:  " + e.subnqn());
                 System.out.println("traddr:  " + e.traddr());
-                if (e.trtype() == io.jbof.nvme.DiscoveryLog.TRTYPE_TCP) System.out.println("sectype: " + e.sectype());
+                if (e.trtype() == DiscoveryLog.TRTYPE_TCP) System.out.println("sectype: " + e.sectype());
             }
         }
         return 0;

@@ -1,5 +1,7 @@
 package io.jbof.initiator.cli;
 
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
@@ -26,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @Command(name = "durability", description = {
         "Crash-consistency check: verify what the last run left, then write with Flush and FUA until the target is lost.",
         "Run it, crash or power-cut the target while it writes, restart the target, run it again with the same --model."})
-public final class DurabilityCommand implements java.util.concurrent.Callable<Integer> {
+public final class DurabilityCommand implements Callable<Integer> {
     @Mixin ConnectionOptions conn;
     @Spec CommandSpec spec;
 
@@ -53,7 +55,7 @@ public final class DurabilityCommand implements java.util.concurrent.Callable<In
     public Integer call() throws Exception {
         long s = seed != null ? seed : System.nanoTime();
         boolean first = !Files.exists(model);
-        java.io.PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = spec.commandLine().getOut();
         try (NvmeController c = NvmeController.connect(conn.toOptions(null, 2))) {
             Namespace ns = c.namespace(nsid);
             DurabilityModel m = first ? new DurabilityModel(nsid, 0, (int) Math.min(blocks, ns.blocks()), ns.blockSize()) : DurabilityModel.load(model);

@@ -1,5 +1,7 @@
 package io.jbof.initiator.cli;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import io.jbof.initiator.VerifyBlock;
 import io.netty.buffer.ByteBuf;
 
@@ -148,7 +150,7 @@ public final class DurabilityModel {
     /** Saves the model durably (temp file, fsync, rename): it must outlive the crash it describes. */
     public synchronized void save(Path file) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (OutputStream os = Files.newOutputStream(tmp); DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(os))) {
+        try (OutputStream os = Files.newOutputStream(tmp); DataOutputStream out = new DataOutputStream(new BufferedOutputStream(os))) {
             out.writeInt(MAGIC);
             out.writeInt(nsid);
             out.writeLong(base);
@@ -168,7 +170,7 @@ public final class DurabilityModel {
     }
 
     public static DurabilityModel load(Path file) throws IOException {
-        try (InputStream is = Files.newInputStream(file); DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(is))) {
+        try (InputStream is = Files.newInputStream(file); DataInputStream in = new DataInputStream(new BufferedInputStream(is))) {
             if (in.readInt() != MAGIC) throw new IOException(file + " is not a jbof durability model");
             DurabilityModel m = new DurabilityModel(in.readInt(), in.readLong(), in.readInt(), in.readInt());
             m.version = in.readLong();

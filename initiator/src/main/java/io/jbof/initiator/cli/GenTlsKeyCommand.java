@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import io.jbof.util.SecretText;
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskKey;
@@ -44,7 +45,7 @@ public final class GenTlsKeyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         TlsPskKey key;
         if (keydata != null) {
-            key = TlsPskKey.parse(io.jbof.util.SecretText.resolve(keydata));
+            key = TlsPskKey.parse(SecretText.resolve(keydata));
         } else if (secret != null) {
             byte[] raw;
             try {

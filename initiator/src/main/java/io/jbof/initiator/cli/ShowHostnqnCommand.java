@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import java.util.UUID;
 import io.jbof.initiator.ConnectOptions;
 import picocli.CommandLine.Command;
 
@@ -9,7 +10,7 @@ import java.util.concurrent.Callable;
 public final class ShowHostnqnCommand implements Callable<Integer> {
     @Override
     public Integer call() {
-        java.util.UUID id = ConnectOptions.defaultHostId();
+        UUID id = ConnectOptions.defaultHostId();
         System.out.println(ConnectOptions.defaultHostNqn(id));
         System.err.println("hostid: " + id);
         return 0;

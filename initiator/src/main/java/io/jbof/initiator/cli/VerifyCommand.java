@@ -1,5 +1,6 @@
 package io.jbof.initiator.cli;
 
+import java.util.concurrent.Callable;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.queue.QueuePair;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * every I/O queue (many in flight), Flush, then a full read-back compared with an in-memory model.
  */
 @Command(name = "verify", description = "Write random data of random sizes at random LBAs across all queues, flush, read back and compare. DESTROYS the data in the region.")
-public final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
+public final class VerifyCommand implements Callable<Integer> {
     @Mixin ConnectionOptions conn;
 
     @Option(names = {"-N", "--namespace-id"}, paramLabel = "NSID", defaultValue = "1", description = "Namespace ID (default 1).")

@@ -1,5 +1,6 @@
 package io.jbof.initiator.queue;
 
+import java.util.concurrent.RejectedExecutionException;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.transport.HostCommand;
@@ -280,7 +281,7 @@ public final class QueuePair implements HostConnection.Listener {
                     fail(new IOException("queue " + qid + " closed while reconnecting"));
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // the event loops are gone already: nothing can be pending on them
         }
     }

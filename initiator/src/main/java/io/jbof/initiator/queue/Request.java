@@ -1,5 +1,6 @@
 package io.jbof.initiator.queue;
 
+import java.util.Arrays;
 import io.jbof.nvme.NvmeCommand;
 import io.netty.buffer.ByteBuf;
 
@@ -33,7 +34,7 @@ public class Request {
         flags = NvmeCommand.FLAGS_SGL;
         nsid = 0;
         fctype = -1;
-        java.util.Arrays.fill(cdw, 0);
+        Arrays.fill(cdw, 0);
         data = null;
         dataLength = 0;
         toController = false;

@@ -1,5 +1,6 @@
 package io.jbof.target.cli;
 
+import sun.misc.Signal;
 import io.jbof.target.TargetServer;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
@@ -175,7 +176,7 @@ public final class TargetMain implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         // SIGTERM / SIGINT: a clean stop that exits 0 (a JVM shutdown hook alone would exit 143).
         for (String sig : new String[]{"TERM", "INT"}) {
-            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
+            Signal.handle(new Signal(sig), s -> stop.countDown());
         }
         StringBuilder line = new StringBuilder("jbof-target listening on");
         for (InetSocketAddress a : server.boundAddresses()) line.append(' ').append(cfg.transport).append("://").append(a.getAddress().getHostAddress()).append(':').append(a.getPort());

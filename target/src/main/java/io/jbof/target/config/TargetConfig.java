@@ -1,5 +1,8 @@
 package io.jbof.target.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,11 +46,11 @@ public final class TargetConfig {
          * Host NQN to its DH-HMAC-CHAP secret ({@code DHHC-1:...}, or {@code @FILE} holding one): the host
          * must authenticate every queue. A host named here is allowed.
          */
-        public java.util.Map<String, String> dhchapSecrets = new java.util.LinkedHashMap<>();
+        public Map<String, String> dhchapSecrets = new LinkedHashMap<>();
         /** Host NQN to the controller's secret: the host may then authenticate the controller too (bidirectional). */
-        public java.util.Map<String, String> dhchapCtrlSecrets = new java.util.LinkedHashMap<>();
+        public Map<String, String> dhchapCtrlSecrets = new LinkedHashMap<>();
         /** Per host NQN: its configured TLS PSK (NVMeTLSkey-1:..., or @FILE). Such a host is allowed. */
-        public java.util.Map<String, String> tlsKeys = new java.util.LinkedHashMap<>();
+        public Map<String, String> tlsKeys = new LinkedHashMap<>();
         public List<NamespaceConfig> namespaces = new ArrayList<>();
     }
 
@@ -84,7 +87,7 @@ public final class TargetConfig {
         ObjectMapper m = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         try {
             return m.readValue(file.toFile(), TargetConfig.class);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IOException("config file " + file + " is not valid: " + e.getOriginalMessage()
                     + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""), e);
         }

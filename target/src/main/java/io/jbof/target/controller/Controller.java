@@ -1,5 +1,7 @@
 package io.jbof.target.controller;
 
+import io.jbof.nvme.Status;
+import java.util.Arrays;
 import io.jbof.nvme.Properties;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
@@ -160,7 +162,7 @@ public final class Controller {
         if (adminGone) {
             // On the admin queue's thread: the AERs it held end with it (their completions only recycle slots).
             TargetRequest r;
-            while ((r = pendingAers.poll()) != null) r.complete(io.jbof.nvme.Status.ABORTED_SQ_DELETION, 0);
+            while ((r = pendingAers.poll()) != null) r.complete(Status.ABORTED_SQ_DELETION, 0);
             destroy("admin queue closed");
         }
     }
@@ -179,7 +181,7 @@ public final class Controller {
             destroyed = true;
             if (keepAliveTimer != null) keepAliveTimer.cancel(false);
             toClose = ioQueues.clone();
-            java.util.Arrays.fill(ioQueues, null);
+            Arrays.fill(ioQueues, null);
             adminToClose = admin;
         }
         log.debug("controller {} of host {} destroyed: {}", id, hostNqn, reason);
@@ -230,7 +232,7 @@ public final class Controller {
             namespaceEventMasked = true; // masked until the host reads the Changed Namespace List
             TargetRequest r = pendingAers.poll();
             // Type 2 (Notice), info 0 (Namespace Attribute Changed), log page 04h
-            r.complete(io.jbof.nvme.Status.SUCCESS, 0x2 | (0x00 << 8) | (0x04 << 16));
+            r.complete(Status.SUCCESS, 0x2 | (0x00 << 8) | (0x04 << 16));
         }
     }
 

@@ -1,5 +1,9 @@
 package io.jbof.target.controller;
 
+import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskIdentity;
+import java.io.IOException;
+import java.util.concurrent.ForkJoinPool;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Nqn;
@@ -122,7 +126,7 @@ final class FabricsCommands {
 
     /** After a Connect of a host with a DH-HMAC-CHAP secret: the queue must authenticate; Connect's DW0 says so. */
     private static long requireAuthentication(QueueSession session, Subsystem subsystem, String hostnqn, int qid, int cntlid) {
-        io.jbof.nvme.auth.DhchapKey[] keys = subsystem.dhchapKeys(hostnqn);
+        DhchapKey[] keys = subsystem.dhchapKeys(hostnqn);
         if (keys == null) return cntlid;
         session.requireAuthentication(new QueueAuthentication(keys[0], keys[1], hostnqn, subsystem.nqn(),
                 "controller " + cntlid + " queue " + qid));
@@ -199,7 +203,7 @@ final class FabricsCommands {
             req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
             return false;
         }
-        io.jbof.nvme.tls.TlsPskIdentity tls = session.queue().tlsIdentity();
+        TlsPskIdentity tls = session.queue().tlsIdentity();
         if (tls != null && (!tls.hostNqn().equals(hostnqn) || !tls.subsysNqn().equals(subnqn))) {
             // The PSK binds one host to one subsystem: a queue secured for another pair cannot connect here.
             log.warn("Connect from {} refused: host {} to {} on a TLS queue whose PSK identity is for host {} and subsystem {}",
@@ -327,10 +331,10 @@ final class FabricsCommands {
         if (shn != 0 && oldShn == 0) {
             // Shutdown notification: make all data durable before reporting shutdown complete.
             c.setCsts((c.csts() & ~(0x3 << Properties.CSTS_SHST_SHIFT)) | (1 << Properties.CSTS_SHST_SHIFT));
-            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+            ForkJoinPool.commonPool().execute(() -> {
                 try {
                     c.subsystem().forceAll();
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     log.error("flush on shutdown of controller {} failed", c.id(), e);
                 }
                 session.queue().executor().execute(() -> {

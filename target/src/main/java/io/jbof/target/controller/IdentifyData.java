@@ -1,5 +1,6 @@
 package io.jbof.target.controller;
 
+import io.jbof.nvme.Properties;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.IdentifyController;
 import io.jbof.nvme.IdentifyNamespace;
@@ -27,7 +28,7 @@ final class IdentifyData {
         b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0 : 0x2); // may have several controllers (hosts)
         b.setByte(IdentifyController.MDTS, limits.mdtsField());
         b.setShortLE(IdentifyController.CNTLID, c.id());
-        b.setIntLE(IdentifyController.VER, io.jbof.nvme.Properties.VERSION_1_3);
+        b.setIntLE(IdentifyController.VER, Properties.VERSION_1_3);
         b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? 0 : IdentifyController.OAES_NS_ATTRIBUTE);
         b.setIntLE(IdentifyController.CTRATT, IdentifyController.CTRATT_HOST_ID_128);
         b.setByte(IdentifyController.CNTRLTYPE, c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);

@@ -1,5 +1,6 @@
 package io.jbof.target.controller;
 
+import java.util.ArrayDeque;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
@@ -22,7 +23,7 @@ public final class QueueSession implements TargetQueueHandler {
     private int qid = -1;
     private boolean closed;
     /** Read/Write commands waiting for the in-flight budget, in arrival order. */
-    private final java.util.ArrayDeque<TargetRequest> deferred = new java.util.ArrayDeque<>();
+    private final ArrayDeque<TargetRequest> deferred = new ArrayDeque<>();
     private boolean resuming;
     private final Runnable resume = this::resumeDeferred;
     /** Set when the host must authenticate this queue (DH-HMAC-CHAP) before anything but Disconnect. */

@@ -1,5 +1,10 @@
 package io.jbof.target.namespace;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import io.netty.buffer.ByteBuf;
 
 import java.io.IOException;
@@ -41,7 +46,7 @@ public final class FileNamespace implements AutoCloseable {
      * descriptor asks, so Flush still uses the first.
      */
     private final ThreadLocal<FileChannel> perThread = ThreadLocal.withInitial(this::openForThread);
-    private final java.util.Queue<FileChannel> threadChannels = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<FileChannel> threadChannels = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     private FileNamespace(int nsid, Path path, FileChannel channel, int blockSize, long blocks, boolean readOnly, UUID uuid) {
@@ -91,11 +96,11 @@ public final class FileNamespace implements AutoCloseable {
             ch = readOnly
                     ? FileChannel.open(path, StandardOpenOption.READ)
                     : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
-        } catch (java.nio.file.AccessDeniedException e) {
+        } catch (AccessDeniedException e) {
             throw new IOException("cannot open namespace file " + path + (readOnly ? " for reading" : exists ? " for writing" : " (creating it)")
                     + ": permission denied; run the target as a user who may " + (exists ? "" : "create and ") + "write it"
                     + (readOnly || !exists ? "" : ", or export it read-only with ,ro"), e);
-        } catch (java.nio.file.FileSystemException e) {
+        } catch (FileSystemException e) {
             throw new IOException("cannot open namespace file " + path + ": " + (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()), e);
         }
         try {
@@ -157,7 +162,7 @@ public final class FileNamespace implements AutoCloseable {
 
     /** What identifies the file itself (device and inode), so one file named twice, or by a link, is recognised. */
     public Object fileKey() throws IOException {
-        Object key = Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        Object key = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
         return key != null ? key : path.toRealPath();
     }
     public ExecutorService blockingExecutor() { return blockingExecutor; }

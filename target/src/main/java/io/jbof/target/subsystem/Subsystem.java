@@ -1,5 +1,9 @@
 package io.jbof.target.subsystem;
 
+import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskKey;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import io.jbof.target.namespace.FileNamespace;
 
 import java.io.IOException;
@@ -23,7 +27,7 @@ public final class Subsystem implements AutoCloseable {
     private final boolean allowAnyHost;
     private final Set<String> allowedHosts;
     /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
-    private final java.util.Map<String, io.jbof.nvme.auth.DhchapKey[]> dhchapKeys = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, DhchapKey[]> dhchapKeys = new ConcurrentHashMap<>();
 
     public Subsystem(String nqn, String model, boolean allowAnyHost, Set<String> allowedHosts) {
         this.nqn = nqn;
@@ -66,25 +70,25 @@ public final class Subsystem implements AutoCloseable {
     public boolean allowsAnyHost() { return allowAnyHost; }
 
     /** Requires DH-HMAC-CHAP of {@code hostNqn} with {@code hostKey}; {@code ctrlKey} (or null) lets the host authenticate us too. */
-    public void dhchapKeys(String hostNqn, io.jbof.nvme.auth.DhchapKey hostKey, io.jbof.nvme.auth.DhchapKey ctrlKey) {
-        dhchapKeys.put(hostNqn, new io.jbof.nvme.auth.DhchapKey[] {hostKey, ctrlKey});
+    public void dhchapKeys(String hostNqn, DhchapKey hostKey, DhchapKey ctrlKey) {
+        dhchapKeys.put(hostNqn, new DhchapKey[] {hostKey, ctrlKey});
     }
 
     /** {host key, controller key or null} when the host must authenticate, else null. */
-    public io.jbof.nvme.auth.DhchapKey[] dhchapKeys(String hostNqn) {
+    public DhchapKey[] dhchapKeys(String hostNqn) {
         return dhchapKeys.get(hostNqn);
     }
     public Set<String> allowedHosts() { return allowedHosts; }
 
-    private final java.util.Map<String, io.jbof.nvme.tls.TlsPskKey> tlsKeys = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, TlsPskKey> tlsKeys = new ConcurrentHashMap<>();
 
     /** The configured TLS PSK of {@code hostNqn} for NVMe/TCP over TLS. */
-    public void tlsKey(String hostNqn, io.jbof.nvme.tls.TlsPskKey key) {
+    public void tlsKey(String hostNqn, TlsPskKey key) {
         tlsKeys.put(hostNqn, key);
     }
 
     /** The host's configured TLS PSK, or null. */
-    public io.jbof.nvme.tls.TlsPskKey tlsKey(String hostNqn) {
+    public TlsPskKey tlsKey(String hostNqn) {
         return tlsKeys.get(hostNqn);
     }
 

@@ -1,5 +1,7 @@
 package io.jbof.transport.tcp.tls;
 
+import java.util.Locale;
+
 /** Whether a target port secures NVMe/TCP with TLS (discovery log TREQ/TSAS tell hosts which). */
 public enum TlsMode {
     /** Plain NVMe/TCP only. */
@@ -10,7 +12,7 @@ public enum TlsMode {
     REQUIRED;
 
     public static TlsMode parse(String s) {
-        switch (s.toLowerCase(java.util.Locale.ROOT)) {
+        switch (s.toLowerCase(Locale.ROOT)) {
             case "off": case "none": return OFF;
             case "optional": case "not-required": return OPTIONAL;
             case "required": case "on": return REQUIRED;

@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp.tls;
 
+import java.io.IOException;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskIdentity;
 import org.bouncycastle.tls.AbstractTlsClient;
@@ -57,7 +58,7 @@ public final class TlsPskClientPeer extends AbstractTlsClient implements TlsPskP
     }
 
     @Override
-    public TlsAuthentication getAuthentication() throws java.io.IOException {
+    public TlsAuthentication getAuthentication() throws IOException {
         // Reached only if the target answers with a certificate: NVMe/TCP TLS here is PSK only.
         throw new TlsFatalAlert(AlertDescription.handshake_failure, "the target did not accept the PSK (it offered a certificate)");
     }

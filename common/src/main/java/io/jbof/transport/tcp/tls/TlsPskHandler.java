@@ -1,5 +1,6 @@
 package io.jbof.transport.tcp.tls;
 
+import java.util.concurrent.TimeUnit;
 import io.jbof.util.Tunable;
 import io.jbof.nvme.tls.TlsPskIdentity;
 import io.netty.buffer.ByteBuf;
@@ -93,7 +94,7 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                         + " did not complete within " + HANDSHAKE_TIMEOUT_MS + " ms"));
                 ctx.close();
             }
-        }, HANDSHAKE_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, HANDSHAKE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         if (client) start();
     }
 

@@ -1,5 +1,7 @@
 package io.jbof.transport.tcp.tls;
 
+import java.security.Security;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import io.jbof.nvme.tls.TlsPskIdentity;
 import org.bouncycastle.tls.CipherSuite;
 import org.bouncycastle.tls.PRFAlgorithm;
@@ -35,7 +37,7 @@ public interface TlsPskPeer {
         static final TlsCrypto CRYPTO;
 
         static {
-            if (java.security.Security.getProvider("BC") == null) java.security.Security.addProvider(new org.bouncycastle.jce.provider.BouncyCastleProvider());
+            if (Security.getProvider("BC") == null) Security.addProvider(new BouncyCastleProvider());
             CRYPTO = new JcaTlsCryptoProvider().create(new SecureRandom());
         }
 

@@ -1,5 +1,8 @@
 package io.jbof.transport.tcp.tls;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.bouncycastle.util.Arrays;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskIdentity;
 import org.bouncycastle.tls.AbstractTlsServer;
@@ -59,7 +62,7 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
      */
     void peekClientHello(byte[] b, int off, int len) {
         try {
-            java.nio.ByteBuffer r = java.nio.ByteBuffer.wrap(b, off, len);
+            ByteBuffer r = ByteBuffer.wrap(b, off, len);
             if (r.remaining() < 9 || r.get() != 0x16) return;
             r.getShort();                                     // legacy record version
             int recordLen = r.getShort() & 0xFFFF;
@@ -86,12 +89,12 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
                 binderLengths = lengths;
                 return;
             }
-        } catch (RuntimeException | java.io.IOException malformed) {
+        } catch (RuntimeException | IOException malformed) {
             // Not a ClientHello we can read: BouncyCastle will judge it.
         }
     }
 
-    private static void skip(java.nio.ByteBuffer r, int n) {
+    private static void skip(ByteBuffer r, int n) {
         r.position(r.position() + n); // the length is read before the position: the position is read after the length
     }
 
@@ -121,10 +124,10 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
 
     /** A suite whose hash is the PSK's (RFC 8446 4.2.11): BouncyCastle would otherwise go by preference order. */
     @Override
-    public int getSelectedCipherSuite() throws java.io.IOException {
+    public int getSelectedCipherSuite() throws IOException {
         if (selected != null && offeredCipherSuites != null) {
             for (int suite : getCipherSuites()) {
-                if (TlsPskPeer.suiteHash(suite) == selectedHash && org.bouncycastle.util.Arrays.contains(offeredCipherSuites, suite)) {
+                if (TlsPskPeer.suiteHash(suite) == selectedHash && Arrays.contains(offeredCipherSuites, suite)) {
                     selectedCipherSuite = suite;
                     return suite;
                 }
@@ -134,7 +137,7 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
     }
 
     @Override
-    public TlsCredentials getCredentials() throws java.io.IOException {
+    public TlsCredentials getCredentials() throws IOException {
         // Asked only when no offered PSK was accepted: there is no certificate to fall back to.
         if (selected == null) throw new TlsFatalAlert(AlertDescription.unknown_psk_identity, detail);
         return null;

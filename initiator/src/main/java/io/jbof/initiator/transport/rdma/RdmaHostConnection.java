@@ -1,5 +1,7 @@
 package io.jbof.initiator.transport.rdma;
 
+import io.jbof.nvme.Status;
+import io.netty.buffer.Unpooled;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
 import io.jbof.transport.rdma.RdmaNative;
@@ -210,7 +212,7 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
         if (len > transferSize) {
             // Larger than this queue's registered buffer (the library splits I/O below it; a passthru may not):
             // that command fails with the NVMe status for it, the queue goes on.
-            loop.execute(() -> completeLocally(cmd, cid, io.jbof.nvme.Status.dnr(io.jbof.nvme.Status.DATA_SGL_LENGTH_INVALID)));
+            loop.execute(() -> completeLocally(cmd, cid, Status.dnr(Status.DATA_SGL_LENGTH_INVALID)));
             return;
         }
         if (!open || freeSendCount == 0 || cid >= entries) {
@@ -259,7 +261,7 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
         }
     }
 
-    private final io.netty.buffer.ByteBuf localCqe = io.netty.buffer.Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
+    private final ByteBuf localCqe = Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
 
     /** Completes a command that never left this host with {@code status}. */
     private void completeLocally(HostCommand cmd, int cid, int status) {

@@ -1,5 +1,8 @@
 package io.jbof.initiator.transport.rdma;
 
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
 import io.jbof.util.Tunable;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
@@ -102,10 +105,10 @@ public final class RdmaHostTransport implements HostTransport {
      * between the target and this memory directly. Call after connecting; release it when done.
      */
     @Override
-    public io.netty.buffer.ByteBuf dataBuffer(int size) throws IOException {
-        java.util.List<IbvPd> pds;
+    public ByteBuf dataBuffer(int size) throws IOException {
+        List<IbvPd> pds;
         synchronized (domains) {
-            pds = new java.util.ArrayList<>(domains.values());
+            pds = new ArrayList<>(domains.values());
         }
         return registered.allocate(size, pds);
     }

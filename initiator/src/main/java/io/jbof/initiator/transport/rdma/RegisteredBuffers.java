@@ -1,5 +1,6 @@
 package io.jbof.initiator.transport.rdma;
 
+import io.netty.util.internal.PlatformDependent;
 import io.jbof.transport.rdma.RegisteredMemory;
 
 import com.ibm.disni.verbs.IbvPd;
@@ -53,7 +54,7 @@ final class RegisteredBuffers {
     /** A direct buffer of {@code size} bytes registered with each of {@code pds}. */
     ByteBuf allocate(int size, List<IbvPd> pds) throws IOException {
         ByteBuffer bb = ByteBuffer.allocateDirect(size);
-        Region r = new Region(io.netty.util.internal.PlatformDependent.directBufferAddress(bb), size, pds.size());
+        Region r = new Region(PlatformDependent.directBufferAddress(bb), size, pds.size());
         try {
             for (int i = 0; i < pds.size(); i++) {
                 RegisteredMemory m = new RegisteredMemory(pds.get(i), bb,

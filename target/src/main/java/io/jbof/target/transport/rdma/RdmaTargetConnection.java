@@ -1,5 +1,6 @@
 package io.jbof.target.transport.rdma;
 
+import io.jbof.transport.TransportType;
 import io.jbof.util.Tunable;
 
 import io.jbof.transport.rdma.CmEvents;
@@ -107,7 +108,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     // ---- TargetQueue ----
 
     @Override public EventExecutor executor() { return loop; }
-    @Override public io.jbof.transport.TransportType transport() { return io.jbof.transport.TransportType.RDMA; }
+    @Override public TransportType transport() { return TransportType.RDMA; }
     @Override public String remoteAddress() { return remote; }
     @Override public int inCapsuleDataSize() { return inCapsule; }
 

@@ -1,5 +1,6 @@
 package io.jbof.target.transport.rdma;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
 import io.jbof.transport.rdma.RdmaEventLoopGroup;
@@ -73,7 +74,7 @@ public final class RdmaTargetTransport implements AutoCloseable {
         IbvContext ctx = id.getVerbs();
         if (ctx != null && ((NatObject) ctx).getObjId() > 0) {
             // Register every loop's page buffers now, not on the first connection's path.
-            for (io.netty.util.concurrent.EventExecutor e : loops) {
+            for (EventExecutor e : loops) {
                 RdmaEventLoop loop = (RdmaEventLoop) e;
                 try {
                     loop.submit(() -> pool(loop, ctx)).get(30, TimeUnit.SECONDS);

@@ -1,5 +1,7 @@
 package io.jbof.target.transport.tcp;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
 import io.jbof.util.Tunable;
 import io.netty.channel.FileRegion;
 import io.netty.channel.MessageSizeEstimator;
@@ -24,8 +26,8 @@ public final class TcpBackPressure {
     /** Counts file data sent by sendfile like copied data: both are replies the host has not taken yet. */
     static final MessageSizeEstimator SIZES = () -> msg -> {
         if (msg instanceof FileRegion) return (int) Math.min(Integer.MAX_VALUE, ((FileRegion) msg).count());
-        if (msg instanceof io.netty.buffer.ByteBuf) return ((io.netty.buffer.ByteBuf) msg).readableBytes();
-        if (msg instanceof io.netty.buffer.ByteBufHolder) return ((io.netty.buffer.ByteBufHolder) msg).content().readableBytes();
+        if (msg instanceof ByteBuf) return ((ByteBuf) msg).readableBytes();
+        if (msg instanceof ByteBufHolder) return ((ByteBufHolder) msg).content().readableBytes();
         return 0;
     };
 

@@ -1,5 +1,14 @@
 package io.jbof.target.transport.tcp;
 
+import io.jbof.nvme.tls.TlsPskIdentity;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.tcp.tls.TlsPskHandler;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.ReferenceCountUtil;
+import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import io.jbof.util.Tunable;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.PduDecoder;
@@ -62,7 +71,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     /** Not reading the host's PDUs: it owes us more than the high water mark of replies. */
     private boolean paused;
     /** PDUs that had been read off the socket when reading paused; handled, in order, once it resumes. */
-    private final java.util.ArrayDeque<Object> held = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** The decoder marked the next PDU: its data digest did not match. */
     private boolean dataDigestFailed;
     private long peakUnsent;
@@ -92,10 +101,10 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     // ---- TargetQueue ----
 
     @Override public EventExecutor executor() { return ctx.executor(); }
-    @Override public io.jbof.transport.TransportType transport() { return io.jbof.transport.TransportType.TCP; }
+    @Override public TransportType transport() { return TransportType.TCP; }
     @Override public String remoteAddress() { return remote; }
-    @Override public io.jbof.nvme.tls.TlsPskIdentity tlsIdentity() {
-        return ctx == null ? null : ctx.channel().attr(io.jbof.transport.tcp.tls.TlsPskHandler.IDENTITY).get();
+    @Override public TlsPskIdentity tlsIdentity() {
+        return ctx == null ? null : ctx.channel().attr(TlsPskHandler.IDENTITY).get();
     }
     @Override public int inCapsuleDataSize() { return options.inCapsuleDataSize(); }
 
@@ -135,7 +144,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
                 log.warn("{}: no {} within {} ms; closing", remote, initialized ? "Connect" : "ICReq", CONNECT_TIMEOUT_MS);
                 ctx.close();
             }
-        }, CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, CONNECT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
     }
 
@@ -193,7 +202,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     }
 
     private long unsent() {
-        io.netty.channel.ChannelOutboundBuffer b = ctx.channel().unsafe().outboundBuffer();
+        ChannelOutboundBuffer b = ctx.channel().unsafe().outboundBuffer();
         return b == null ? 0 : b.totalPendingWriteBytes();
     }
 
@@ -212,7 +221,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             backPressure.resumed();
         }
         Object msg;
-        while ((msg = held.poll()) != null) io.netty.util.ReferenceCountUtil.release(msg);
+        while ((msg = held.poll()) != null) ReferenceCountUtil.release(msg);
         // Every command still waiting for host data ends here, so whatever the target took for it (in-flight
         // budget, per-command state) comes back; completions of commands still running elsewhere only recycle.
         for (int i = 0; i < requestCount; i++) {
@@ -355,7 +364,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private void watchTransfers() {
         if (transferWatch || closed) return;
         transferWatch = true;
-        ctx.executor().schedule(checkTransfers, DATA_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ctx.executor().schedule(checkTransfers, DATA_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     }
 
     private void checkTransfers() {
@@ -366,7 +375,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         for (int i = 0; i < requestCount; i++) {
             Request r = requests[i];
             if (!r.active || r.receiver == null) continue;
-            if (now - r.lastDataNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS)) {
+            if (now - r.lastDataNanos >= TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS)) {
                 log.warn("{} queue {}: no data for the R2T of {} within {} ms; closing the connection", remote, qid, r.command, DATA_TIMEOUT_MS);
                 ctx.close();
                 return;
@@ -375,8 +384,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         }
         if (oldest != now) {
             transferWatch = true;
-            long due = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS) - (now - oldest);
-            ctx.executor().schedule(checkTransfers, Math.max(due, 1), java.util.concurrent.TimeUnit.NANOSECONDS);
+            long due = TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS) - (now - oldest);
+            ctx.executor().schedule(checkTransfers, Math.max(due, 1), TimeUnit.NANOSECONDS);
         }
     }
 
@@ -391,8 +400,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         }
         if (requestCount >= options.maxQueueEntries() + 1) return null;
         if (requestCount == requests.length) {
-            requests = java.util.Arrays.copyOf(requests, requests.length * 2);
-            free = java.util.Arrays.copyOf(free, free.length * 2);
+            requests = Arrays.copyOf(requests, requests.length * 2);
+            free = Arrays.copyOf(free, free.length * 2);
         }
         Request r = new Request(requestCount);
         requests[requestCount++] = r;
@@ -534,7 +543,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
                     if (got < n) data.writeZero(n - got);
                 } catch (IOException e) {
                     data.release();
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
                 sendData(data);
                 return;

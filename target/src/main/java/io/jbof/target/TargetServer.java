@@ -61,6 +61,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private final List<PortInfo> ports = new ArrayList<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private final TcpTargetTransport tcp;
+    private final TransportType transport;
     private final TlsMode tlsMode;
     private final TlsPskDerivation.Labels tlsLabels;
     private final RdmaTargetTransport rdma;
@@ -68,13 +69,14 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private volatile boolean closed;
 
     private TargetServer(TargetConfig cfg) throws IOException {
-        this.tlsMode = tlsMode(cfg);
+        this.transport = TransportType.parse(cfg.transport);
+        this.tlsMode = tlsMode(cfg, transport);
         this.tlsLabels = TlsPskDerivation.Labels.parse(cfg.tlsHkdf == null ? "legacy" : cfg.tlsHkdf);
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         this.controllers = new ControllerRegistry(cfg.maxControllers);
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
-        if (TransportType.parse(cfg.transport) == TransportType.RDMA) {
+        if (transport == TransportType.RDMA) {
             this.tcp = null;
             this.rdma = new RdmaTargetTransport(new RdmaTargetOptions(cfg.inCapsuleData, cfg.queueDepth, cfg.maxIoQueues,
                     RdmaTargetOptions.DEFAULT_BUFFER_SIZE, RdmaTargetOptions.DEFAULT_BUFFERS), limits.maxTransferBytes(), cfg.ioThreads);
@@ -198,11 +200,11 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         }
     }
 
-    private static TlsMode tlsMode(TargetConfig cfg) {
+    private static TlsMode tlsMode(TargetConfig cfg, TransportType transport) {
         boolean keys = cfg.subsystems.stream().anyMatch(s -> !s.tlsKeys.isEmpty());
         TlsMode mode = cfg.tls == null ? (keys ? TlsMode.REQUIRED : TlsMode.OFF) : TlsMode.parse(cfg.tls);
         if (mode != TlsMode.OFF && !keys) throw new IllegalArgumentException("--tls " + cfg.tls + " needs a key: add --tls-key HOSTNQN=KEY");
-        if (mode != TlsMode.OFF && !TransportType.parse(cfg.transport).supportsTls()) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
+        if (mode != TlsMode.OFF && !transport.supportsTls()) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
         return mode;
     }
 
@@ -246,7 +248,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
             }
             bound.add(got);
-            ports.add(new PortInfo(portId++, TransportType.parse(cfg.transport), got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
+            ports.add(new PortInfo(portId++, transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
         }
     }
 

@@ -23,15 +23,11 @@ public final class PduEncoder {
         this.dataDigest = dataDigest;
     }
 
-    public boolean headerDigest() { return headerDigest; }
-
-    public boolean dataDigest() { return dataDigest; }
-
     /** Bytes of header digest a header carries now (0 or 4). */
-    public int headerDigestBytes() { return headerDigest ? Pdu.DIGEST : 0; }
+    private int headerDigestBytes() { return headerDigest ? Pdu.DIGEST : 0; }
 
     /** Bytes of data digest a data-carrying PDU carries now (0 or 4). */
-    public int dataDigestBytes() { return dataDigest ? Pdu.DIGEST : 0; }
+    private int dataDigestBytes() { return dataDigest ? Pdu.DIGEST : 0; }
 
     /** ICReq: PFV 1.0, HPDA 0, the digests the host asks for, MAXR2T 0 (one outstanding R2T per command). */
     public static ByteBuf icReq(ByteBufAllocator alloc, boolean wantHeaderDigest, boolean wantDataDigest) {

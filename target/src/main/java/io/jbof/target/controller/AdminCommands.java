@@ -179,7 +179,8 @@ final class AdminCommands {
         reply(req, out);
     }
 
-    private static ByteBuf zeroed(int size) {
+    /** A pooled direct buffer of {@code size} zero bytes, the shape every log page and Identify reply starts from. */
+    static ByteBuf zeroed(int size) {
         ByteBuf b = buffer(size);
         b.writeZero(size);
         return b;

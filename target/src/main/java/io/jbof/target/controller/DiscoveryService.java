@@ -5,7 +5,6 @@ import io.jbof.nvme.DiscoveryLog;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +24,7 @@ final class DiscoveryService {
         }
         List<PortInfo> ports = target.ports();
         int records = visible.size() * ports.size();
-        int size = DiscoveryLog.HEADER_SIZE + records * DiscoveryLog.ENTRY_SIZE;
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size).writeZero(size);
+        ByteBuf b = AdminCommands.zeroed(DiscoveryLog.HEADER_SIZE + records * DiscoveryLog.ENTRY_SIZE);
         b.setLongLE(DiscoveryLog.GENCTR, target.discoveryGeneration());
         b.setLongLE(DiscoveryLog.NUMREC, records);
         b.setShortLE(DiscoveryLog.RECFMT, 0);

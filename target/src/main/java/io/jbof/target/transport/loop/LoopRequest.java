@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One reusable command slot of a {@link LoopQueue}: the host's side of the exchange in memory. Data
@@ -29,7 +30,9 @@ public final class LoopRequest implements TargetRequest {
     private Object attachment;
     private int status = -1;
     private long result;
-    private boolean done;
+    /** Written last by complete(): publishes status and result (no lock, so JMH measures the target, not this). */
+    private volatile boolean done;
+    private volatile Thread waiter;
 
     /** {@code hostBuffer}: where data to the host goes (written from index 0), or null to drop it. */
     public LoopRequest(LoopQueue queue, ByteBuf hostBuffer) {
@@ -39,14 +42,12 @@ public final class LoopRequest implements TargetRequest {
 
     /** Starts a new command: opcode, CID 1, an in-capsule SGL of {@code length} bytes; the rest is zero. */
     public NvmeCommand reset(int opcode, int length) {
-        synchronized (this) {
-            command.clear().opcode(opcode).flags(NvmeCommand.FLAGS_SGL).cid(1);
-            Sgl.write(sqe, 0, 0, length, Sgl.ID_IN_CAPSULE);
-            this.length = length;
-            this.payload = null;
-            this.status = -1;
-            this.done = false;
-        }
+        command.clear().opcode(opcode).flags(NvmeCommand.FLAGS_SGL).cid(1);
+        Sgl.write(sqe, 0, 0, length, Sgl.ID_IN_CAPSULE);
+        this.length = length;
+        this.payload = null;
+        this.status = -1;
+        this.done = false;
         if (hostBuffer != null) hostBuffer.clear();
         return command;
     }
@@ -58,17 +59,23 @@ public final class LoopRequest implements TargetRequest {
     }
 
     /** The status once completed; the caller's thread completes most commands before onCommand returns. */
-    public synchronized int status() { return status; }
+    public int status() { return done ? status : -1; }
 
-    public synchronized long result() { return result; }
+    public long result() { return done ? result : 0; }
 
     /** Waits for the completion of a command the target finishes on another thread (a flush, a file write). */
-    public synchronized int await(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
+    public int await(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
         long end = System.nanoTime() + unit.toNanos(timeout);
-        while (!done) {
-            long left = end - System.nanoTime();
-            if (left <= 0) throw new TimeoutException("no completion for opcode " + command.opcode() + " within " + timeout + " " + unit);
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+        waiter = Thread.currentThread();
+        try {
+            while (!done) { // complete() unparks this thread; park may also return spuriously
+                long left = end - System.nanoTime();
+                if (left <= 0) throw new TimeoutException("no completion for opcode " + command.opcode() + " within " + timeout + " " + unit);
+                if (Thread.interrupted()) throw new InterruptedException();
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            waiter = null;
         }
         return status;
     }
@@ -108,10 +115,11 @@ public final class LoopRequest implements TargetRequest {
     @Override public void attach(Object a) { attachment = a; }
 
     @Override
-    public synchronized void complete(int status, long result) {
+    public void complete(int status, long result) {
         this.status = status;
         this.result = result;
         this.done = true;
-        notifyAll();
+        Thread w = waiter;
+        if (w != null) LockSupport.unpark(w);
     }
 }

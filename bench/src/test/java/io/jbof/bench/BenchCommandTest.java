@@ -9,12 +9,18 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** jbof bench against a real target on loopback, read back through its JSON report. */
 class BenchCommandTest {
@@ -110,6 +116,57 @@ class BenchCommandTest {
             assertTrue(v.get("errors").asLong() >= 1, "the corrupted block was found: " + v);
             assertTrue(v.get("first_error").asText().contains("offset " + 4096L * 777), v.get("first_error").asText());
         }
+    }
+
+    @Test
+    void verifyHoldsOnLoopDevicesExportedBufferedAndDirectAndCatchesAChangeMadeOnTheDevice() throws Exception {
+        assumeTrue(Files.isWritable(Path.of("/dev/loop-control")), "loop devices need root");
+        List<String> devices = new ArrayList<>();
+        try {
+            TargetConfig cfg = TargetConfig.loopback(NQN, null);
+            for (int i = 1; i <= 2; i++) {
+                Path backing = dir.resolve("dev" + i + ".img");
+                try (RandomAccessFile f = new RandomAccessFile(backing.toFile(), "rw")) {
+                    f.setLength(16L << 20);
+                }
+                devices.add(losetup("--find", "--show", backing.toString()));
+                TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
+                n.path = devices.get(i - 1);
+                n.direct = i == 2;
+                cfg.subsystems.get(0).namespaces.add(n);
+            }
+            try (TargetServer t = TargetServer.start(cfg)) {
+                for (String nsid : List.of("1", "2")) {
+                    JsonNode j = bench(t, 0, "-N", nsid, "--rw", "randwrite", "--bs", "4k", "--iodepth", "32", "--numjobs", "2", "--size", "8M",
+                            "--verify", "crc32c", "--runtime", "60s", "--group_reporting");
+                    JsonNode v = j.get("jobs").get(0).get("verify");
+                    assertEquals(2048, v.get("blocks").asLong(), "namespace " + nsid + ": every block read back");
+                    assertEquals(0, v.get("errors").asLong(), "namespace " + nsid + ": " + v);
+                }
+                // Change one byte on the direct namespace's device behind the target: its O_DIRECT read must see it.
+                try (FileChannel raw = FileChannel.open(Path.of(devices.get(1)), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                    ByteBuffer b = ByteBuffer.allocate(1);
+                    raw.read(b, 4096L * 555 + 100);
+                    b.put(0, (byte) (b.get(0) ^ 0x21)).rewind();
+                    raw.write(b, 4096L * 555 + 100);
+                    raw.force(false);
+                }
+                JsonNode r = bench(t, 4, "-N", "2", "--rw", "read", "--bs", "4k", "--iodepth", "4", "--size", "8M", "--verify", "crc32c", "--runtime", "1s");
+                JsonNode v = r.get("jobs").get(0).get("verify");
+                assertTrue(v.get("first_error").asText().contains("offset " + 4096L * 555), String.valueOf(v));
+            }
+        } finally {
+            for (String d : devices) losetup("--detach", d);
+        }
+    }
+
+    private static String losetup(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("losetup"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), cmd + ": " + out);
+        return out;
     }
 
     @Test

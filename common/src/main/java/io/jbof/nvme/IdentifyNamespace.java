@@ -9,9 +9,15 @@ public final class IdentifyNamespace {
     public static final int NCAP = 8;
     public static final int NUSE = 16;
     public static final int NSFEAT = 24;
+    /** NSFEAT bit 4: NPWG, NPWA, NPDG, NPDA and NOWS are valid. */
+    public static final int NSFEAT_OPTPERF = 1 << 4;
     public static final int NLBAF = 25;
     public static final int FLBAS = 26;
     public static final int DLFEAT = 33;
+    /** Preferred write granularity and alignment, optimal write size (0's based, in logical blocks). */
+    public static final int NPWG = 64;
+    public static final int NPWA = 66;
+    public static final int NOWS = 72;
     public static final int NSATTR = 99;
     public static final int NGUID = 104;
     public static final int EUI64 = 120;

@@ -8,6 +8,7 @@ package io.jbof.util;
 public enum Tunable {
     NIO("jbof.nio", "false", "NVMe/TCP on Java NIO instead of Netty's native epoll transport (both roles)."),
     SENDFILE_MIN("jbof.sendfileMin", "16384", "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy); shorter ones are copied into the PDU."),
+    DIRECT_IO_THREADS("jbof.directIoThreads", "64", "Target: threads that direct namespaces' reads and writes block in, shared by all of them (so the depth a drive sees)."),
     TCP_CONNECT_TIMEOUT_MS("jbof.tcp.connectTimeoutMs", "30000", "Target, NVMe/TCP: bound on the time from accepting a connection to its Fabrics Connect (ICReq included)."),
     TCP_DATA_TIMEOUT_MS("jbof.tcp.dataTimeoutMs", "30000", "Target, NVMe/TCP: bound on the wait for a host's data after an R2T, or between its H2CData PDUs."),
     TCP_WRITE_HIGH_WATER("jbof.tcp.writeHighWater", String.valueOf(2 << 20), "Target, NVMe/TCP: bytes queued to one socket above which that queue stops reading commands."),

@@ -2,12 +2,14 @@ package io.jbof.fuse;
 
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
+import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,7 +78,7 @@ class FuseMountTest {
                 segments.add(new long[]{at, n});
                 at += n;
             }
-            Collections.shuffle(segments, new java.util.Random(seed));
+            Collections.shuffle(segments, new Random(seed));
             byte[] data = new byte[size];
             rnd.nextBytes(data);
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -126,6 +129,58 @@ class FuseMountTest {
             out = Shell.ok("fio", "--name=mixed", "--filename=" + m.file(2), "--rw=randwrite", "--bsrange=512-64k", "--iodepth=8",
                     "--ioengine=libaio", "--direct=1", "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--minimal");
             assertFalse(out.contains("verify:"), out);
+        }
+    }
+
+    @Test
+    void fioVerifiesOnMountsOfLoopDevicesExportedBufferedAndDirect() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio") && Shell.has("losetup"), "needs fio and losetup");
+        MountedTarget.assumeFuse();
+        List<String> devices = new ArrayList<>();
+        try {
+            TargetConfig cfg = TargetConfig.loopback(MountedTarget.NQN, null);
+            for (int i = 1; i <= 2; i++) {
+                Path backing = dir.resolve("dev" + i + ".img");
+                try (var f = new RandomAccessFile(backing.toFile(), "rw")) {
+                    f.setLength(64L << 20);
+                }
+                devices.add(Shell.ok("losetup", "--find", "--show", backing.toString()).trim());
+                TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
+                n.path = devices.get(i - 1);
+                n.direct = i == 2;
+                cfg.subsystems.get(0).namespaces.add(n);
+            }
+            try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), cfg)) {
+                for (int nsid = 1; nsid <= 2; nsid++) {
+                    String out = Shell.ok("fio", "--name=dev" + nsid, "--filename=" + m.file(nsid), "--rw=randwrite", "--bsrange=4k-128k",
+                            "--iodepth=16", "--ioengine=libaio", "--direct=1", "--size=32M", "--verify=crc32c", "--do_verify=1",
+                            "--verify_fatal=1", "--verify_state_save=0", "--minimal");
+                    assertFalse(out.contains("verify:"), out);
+                }
+                // What the mount wrote is on the device, and the library reads the same bytes.
+                byte[] data = new byte[65536];
+                new Random(seed).nextBytes(data);
+                try (FileChannel ch = FileChannel.open(m.file(2), StandardOpenOption.WRITE)) {
+                    ch.write(ByteBuffer.wrap(data), 40L << 20);
+                    ch.force(false);
+                }
+                ByteBuffer onDevice = ByteBuffer.allocate(data.length);
+                try (FileChannel raw = FileChannel.open(Path.of(devices.get(1)), StandardOpenOption.READ)) {
+                    raw.read(onDevice, 40L << 20);
+                }
+                assertArrayEquals(data, onDevice.array());
+                ByteBuf viaLibrary = Unpooled.directBuffer(data.length);
+                try {
+                    m.controller.namespace(2).read((40L << 20) / 4096, data.length / 4096, viaLibrary).get();
+                    byte[] got = new byte[data.length];
+                    viaLibrary.getBytes(0, got);
+                    assertArrayEquals(data, got);
+                } finally {
+                    viaLibrary.release();
+                }
+            }
+        } finally {
+            for (String d : devices) Shell.run("losetup", "--detach", d);
         }
     }
 

@@ -57,6 +57,12 @@ final class MountedTarget implements AutoCloseable {
             s.namespaces.add(n);
         }
         cfg.subsystems.add(s);
+        return start(dir, options, cfg);
+    }
+
+    /** Starts a target of {@code cfg} (subsystem {@link #NQN}) and mounts its namespaces. */
+    static MountedTarget start(Path dir, FuseMount.Options options, TargetConfig cfg) throws Exception {
+        assumeFuse();
         TargetServer t = TargetServer.start(cfg);
         NvmeController c = null;
         try {

@@ -1,6 +1,6 @@
 package io.jbof.microbench;
 
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -30,14 +30,14 @@ public class NamespaceThreadsBench {
     public static class Shared {
         Path dir;
         Subsystem subsystem;
-        FileNamespace ns;
+        TargetNamespace ns;
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
             Path base = Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir"));
             dir = Files.createTempDirectory(base, "jbof-jmh-ns");
             subsystem = new Subsystem("nqn.2024-01.io.jbof:threads", "jmh", true, Set.of());
-            ns = FileNamespace.open(1, dir.resolve("ns1.img"), (long) BLOCKS * 4096, 4096, false, subsystem.nqn());
+            ns = TargetNamespace.open(1, dir.resolve("ns1.img"), (long) BLOCKS * 4096, TargetNamespace.Options.of(4096), subsystem.nqn());
             subsystem.addNamespace(ns);
             ByteBuffer fill = ByteBuffer.allocateDirect(1 << 20);
             for (long at = 0; at < (long) BLOCKS * 4096; at += fill.capacity()) ns.channel().write(fill.clear(), at);
@@ -58,7 +58,7 @@ public class NamespaceThreadsBench {
     }
 
     private static int read(Shared s, PerThread t) throws IOException {
-        FileNamespace ns = s.subsystem.namespace(1);
+        TargetNamespace ns = s.subsystem.namespace(1);
         return ns.channel().read(t.buf.clear(), (long) t.rnd.nextInt(BLOCKS) * 4096);
     }
 

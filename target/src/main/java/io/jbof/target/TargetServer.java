@@ -20,7 +20,7 @@ import io.jbof.target.controller.PortInfo;
 import io.jbof.target.controller.QueueSession;
 import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.TargetLimits;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.target.transport.rdma.RdmaTargetOptions;
 import io.jbof.target.transport.rdma.RdmaTargetTransport;
@@ -177,7 +177,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
                 long size = nc.size == null ? 0 : Sizes.parse(nc.size);
                 if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + sc.nqn + " has no path");
-                FileNamespace ns = FileNamespace.open(nsid, Path.of(nc.path), size, nc.blockSize, nc.readOnly, sc.nqn);
+                TargetNamespace ns = TargetNamespace.open(nsid, Path.of(nc.path), size,
+                        new TargetNamespace.Options(nc.blockSize, nc.readOnly, nc.direct, nc.force), sc.nqn);
                 String earlier = files.putIfAbsent(ns.fileKey(), "namespace " + nsid + " of " + sc.nqn);
                 if (earlier != null) {
                     ns.close();

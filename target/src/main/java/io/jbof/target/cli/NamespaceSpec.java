@@ -3,7 +3,10 @@ package io.jbof.target.cli;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 
-/** Parses PATH[:SIZE][,bs=512|4096][,ro][,nsid=N][,nqn=NQN] from --namespace. */
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Parses PATH[:SIZE][,bs=512|4096][,ro][,direct][,force][,nsid=N][,nqn=NQN] from --namespace (PATH a file or a block device). */
 final class NamespaceSpec {
     final TargetConfig.NamespaceConfig ns = new TargetConfig.NamespaceConfig();
     String nqn;
@@ -13,7 +16,8 @@ final class NamespaceSpec {
         String[] parts = text.split(",");
         String pathAndSize = parts[0];
         int colon = pathAndSize.lastIndexOf(':');
-        if (colon > 0) {
+        // A path that exists as given is a path, colons and all (/dev/disk/by-path/pci-0000:00:1f.2-ata-1).
+        if (colon > 0 && !Files.exists(Path.of(pathAndSize))) {
             String size = pathAndSize.substring(colon + 1);
             Sizes.parse(size); // validates, with a clear message
             spec.ns.size = size;
@@ -26,6 +30,10 @@ final class NamespaceSpec {
             String p = parts[i].trim();
             if (p.equals("ro") || p.equals("readonly")) {
                 spec.ns.readOnly = true;
+            } else if (p.equals("direct")) {
+                spec.ns.direct = true;
+            } else if (p.equals("force")) {
+                spec.ns.force = true;
             } else if (p.startsWith("bs=")) {
                 spec.ns.blockSize = number(p.substring(3), "bs", text);
                 if (spec.ns.blockSize != 512 && spec.ns.blockSize != 4096) throw new IllegalArgumentException("block size must be 512 or 4096, not " + p.substring(3));
@@ -34,7 +42,7 @@ final class NamespaceSpec {
             } else if (p.startsWith("nqn=")) {
                 spec.nqn = p.substring(4);
             } else {
-                throw new IllegalArgumentException("unknown namespace option '" + p + "' in '" + text + "' (known: bs=512|4096, ro, nsid=N, nqn=NQN)");
+                throw new IllegalArgumentException("unknown namespace option '" + p + "' in '" + text + "' (known: bs=512|4096, ro, direct, force, nsid=N, nqn=NQN)");
             }
         }
         return spec;

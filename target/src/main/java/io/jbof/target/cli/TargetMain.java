@@ -4,7 +4,7 @@ import sun.misc.Signal;
 import io.jbof.target.TargetServer;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,9 +21,10 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code jbof-target}: the target daemon, in the foreground. */
 @Command(name = "jbof-target", mixinStandardHelpOptions = true, version = "jbof-target 0.1.0",
-        description = "Exports file-backed NVMe namespaces over NVMe/TCP.",
+        description = "Exports files and block devices as NVMe namespaces over NVMe/TCP or NVMe/RDMA.",
         footer = {"", "Examples:",
                 "  jbof-target --listen 127.0.0.1:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /srv/vol1.img:1G",
+                "  jbof-target --listen 127.0.0.1:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /dev/nvme1n1,direct",
                 "  jbof-target --listen 0.0.0.0:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /srv/vol1.img:1G,bs=512 \\",
                 "              --allow-host nqn.2014-08.org.nvmexpress:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427",
                 "  jbof-target --config /etc/jbof/target.json"})
@@ -34,8 +35,10 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = {"-n", "--nqn"}, paramLabel = "NQN", description = "Subsystem NQN (repeatable; namespaces go to the first unless they say nqn=).")
     List<String> nqns = new ArrayList<>();
 
-    @Option(names = "--namespace", paramLabel = "PATH[:SIZE][,bs=512|4096][,ro][,nsid=N][,nqn=NQN]",
-            description = "A namespace backed by a file, created with SIZE (e.g. 64M, 1G) when absent. NSIDs count from 1 in order.")
+    @Option(names = "--namespace", paramLabel = "PATH[:SIZE][,bs=512|4096][,ro][,direct][,force][,nsid=N][,nqn=NQN]",
+            description = {"A namespace backed by a regular file (created with SIZE, e.g. 64M, 1G, when absent) or a block device (its own size;"
+                    + " held exclusively while exported, so a mounted or claimed device is refused unless ,force). NSIDs count from 1 in order.",
+                    "  ,direct: O_DIRECT, past the target's page cache.  ,ro: read-only.  ,force: export a block device that is in use."})
     List<String> namespaces = new ArrayList<>();
 
     @Option(names = "--allow-host", paramLabel = "HOSTNQN", description = "Host NQN allowed to connect (repeatable).")
@@ -182,8 +185,9 @@ public final class TargetMain implements Callable<Integer> {
         for (InetSocketAddress a : server.boundAddresses()) line.append(' ').append(cfg.transport).append("://").append(a.getAddress().getHostAddress()).append(':').append(a.getPort());
         for (Subsystem s : server.subsystems()) {
             line.append(" | ").append(s.nqn());
-            for (FileNamespace ns : s.namespaces()) {
-                line.append(String.format(" ns%d=%s(%s,%dB%s)", ns.nsid(), ns.path(), Sizes.format(ns.sizeBytes()), ns.blockSize(), ns.readOnly() ? ",ro" : ""));
+            for (TargetNamespace ns : s.namespaces()) {
+                line.append(String.format(" ns%d=%s(%s,%dB%s%s%s)", ns.nsid(), ns.path(), Sizes.format(ns.sizeBytes()), ns.blockSize(),
+                        ns.blockDevice() ? ",block device" : "", ns.direct() ? ",direct" : "", ns.readOnly() ? ",ro" : ""));
             }
         }
         System.out.println(line);

@@ -62,6 +62,10 @@ public final class TargetConfig {
         public String size;
         public int blockSize = 4096;
         public boolean readOnly;
+        /** O_DIRECT: reads and writes bypass the target's page cache. */
+        public boolean direct;
+        /** Export a block device even when it is in use (mounted or held exclusively elsewhere). */
+        public boolean force;
     }
 
     /**

@@ -4,7 +4,7 @@ import io.jbof.nvme.Connect;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
@@ -110,7 +110,7 @@ final class AdminCommands {
                 IdentifyData.activeNamespaces(b, s, nsid);
                 break;
             case 0x03: {
-                FileNamespace ns = s.namespace(nsid);
+                TargetNamespace ns = s.namespace(nsid);
                 if (ns == null) {
                     b.release();
                     req.complete(Status.dnr(Status.INVALID_NAMESPACE), 0);

@@ -5,7 +5,7 @@ import io.jbof.nvme.Connect;
 import io.jbof.nvme.IdentifyController;
 import io.jbof.nvme.IdentifyNamespace;
 import io.jbof.nvme.Nqn;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.netty.buffer.ByteBuf;
 
@@ -62,7 +62,7 @@ final class IdentifyData {
         b.writerIndex(IdentifyController.SIZE);
     }
 
-    static void namespace(ByteBuf b, FileNamespace ns) {
+    static void namespace(ByteBuf b, TargetNamespace ns) {
         b.setZero(0, IdentifyNamespace.SIZE);
         if (ns != null) {
             b.setLongLE(IdentifyNamespace.NSZE, ns.blocks());
@@ -70,7 +70,16 @@ final class IdentifyData {
             b.setLongLE(IdentifyNamespace.NUSE, ns.blocks());
             b.setByte(IdentifyNamespace.NLBAF, 0);
             b.setByte(IdentifyNamespace.FLBAS, 0);
-            b.setByte(IdentifyNamespace.DLFEAT, IdentifyNamespace.DLFEAT_READ_ZEROES | (1 << 3));
+            // Bit 3: Write Zeroes may deallocate. Bits 2:0: deallocated blocks read as zeroes (files: holes) or unreported (devices: discard).
+            b.setByte(IdentifyNamespace.DLFEAT, (ns.deallocatedReadZeroes() ? IdentifyNamespace.DLFEAT_READ_ZEROES : 0) | (1 << 3));
+            if (ns.physicalBlockSize() > ns.blockSize() || ns.optimalIoBytes() > 0) {
+                // OPTPERF, as nvmet's bdev backend: a Linux host takes NPWG as the physical block size and NOWS as io_opt.
+                int perPhysical = ns.physicalBlockSize() / ns.blockSize() - 1;
+                b.setByte(IdentifyNamespace.NSFEAT, IdentifyNamespace.NSFEAT_OPTPERF);
+                b.setShortLE(IdentifyNamespace.NPWG, perPhysical);
+                b.setShortLE(IdentifyNamespace.NPWA, perPhysical);
+                b.setShortLE(IdentifyNamespace.NOWS, Math.max(ns.optimalIoBytes() / ns.blockSize(), 1) - 1);
+            }
             b.setByte(30, 1); // NMIC: may be shared by several controllers
             b.setByte(IdentifyNamespace.NSATTR, ns.readOnly() ? IdentifyNamespace.NSATTR_WRITE_PROTECTED : 0);
             writeUuid(b, IdentifyNamespace.NGUID, ns.uuid());
@@ -84,13 +93,13 @@ final class IdentifyData {
     static void activeNamespaces(ByteBuf b, Subsystem s, int after) {
         b.setZero(0, 4096);
         int i = 0;
-        for (FileNamespace ns : s.namespaces()) {
+        for (TargetNamespace ns : s.namespaces()) {
             if (Integer.compareUnsigned(ns.nsid(), after) > 0 && i < 1024) b.setIntLE(4 * i++, ns.nsid());
         }
         b.writerIndex(4096);
     }
 
-    static void descriptors(ByteBuf b, FileNamespace ns) {
+    static void descriptors(ByteBuf b, TargetNamespace ns) {
         b.setZero(0, 4096);
         int at = 0;
         b.setByte(at, IdentifyNamespace.NIDT_NGUID);

@@ -3,7 +3,7 @@ package io.jbof.target.controller;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
@@ -17,7 +17,10 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The NVM command set on I/O queues. Reads go file-to-transport (sendfile on TCP); writes go from the
- * transport's buffers into the page cache on the event loop; Flush, FUA and zeroing run on the
+ * transport's buffers into the page cache on the event loop. A direct namespace's reads and writes
+ * wait for the device, so they run on the direct-I/O pool instead (a write once its data is gathered
+ * into one aligned buffer) and complete back on the queue's loop: a slow drive never stalls the loop's
+ * other queues, and a queue's depth reaches the drive. Flush, FUA and zeroing run on the
  * namespace's executor and complete back on the queue's loop. Per-command state lives in an
  * {@link IoOp} attached once to each pooled request, so the path allocates nothing per I/O.
  */
@@ -45,7 +48,7 @@ final class IoCommands {
             op(req, session).flushAll(s.namespaces());
             return;
         }
-        FileNamespace ns = s.namespace(cmd.nsid());
+        TargetNamespace ns = s.namespace(cmd.nsid());
         if (ns == null) {
             req.complete(Status.dnr(Status.INVALID_NAMESPACE), 0);
             return;
@@ -71,7 +74,7 @@ final class IoCommands {
     }
 
     /** Checks LBA range and transfer length of a Read or Write; returns the byte length or completes with an error. */
-    private static int checkTransfer(TargetRequest req, FileNamespace ns, TargetLimits limits) {
+    private static int checkTransfer(TargetRequest req, TargetNamespace ns, TargetLimits limits) {
         NvmeCommand cmd = req.command();
         long slba = cmd.slba();
         int nlb = cmd.nlb();
@@ -95,10 +98,20 @@ final class IoCommands {
         return (int) bytes;
     }
 
-    private void read(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
+    private void read(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
         int bytes = checkTransfer(req, ns, limits);
         if (bytes < 0 || !session.admit(req, bytes)) return;
         long position = req.command().slba() << ns.blockShift();
+        if (ns.direct()) {
+            session.readCommands++;
+            session.bytesRead += bytes;
+            IoOp op = op(req, session);
+            op.inflight = inflight;
+            op.inflightBytes = bytes;
+            op.gathered = ns.gatherBuffer(bytes);
+            op.blocking(ns, IoOp.DIRECT_READ, position, bytes);
+            return;
+        }
         try {
             req.sendFile(ns.channel(), position, bytes);
         } catch (RuntimeException e) {
@@ -113,7 +126,7 @@ final class IoCommands {
         inflight.release(bytes);
     }
 
-    private void write(QueueSession session, TargetRequest req, FileNamespace ns, TargetLimits limits) {
+    private void write(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
         if (ns.readOnly()) {
             req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
             return;
@@ -128,7 +141,7 @@ final class IoCommands {
         op.write(ns, req.command().slba() << ns.blockShift(), req.command().fua());
     }
 
-    private void writeZeroes(QueueSession session, TargetRequest req, FileNamespace ns) {
+    private void writeZeroes(QueueSession session, TargetRequest req, TargetNamespace ns) {
         if (ns.readOnly()) {
             req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
             return;
@@ -144,7 +157,7 @@ final class IoCommands {
         op.blocking(ns, IoOp.ZERO, cmd.slba() << ns.blockShift(), (long) cmd.nlb() << ns.blockShift());
     }
 
-    private void datasetManagement(QueueSession session, TargetRequest req, FileNamespace ns) {
+    private void datasetManagement(QueueSession session, TargetRequest req, TargetNamespace ns) {
         NvmeCommand cmd = req.command();
         int ranges = (cmd.cdw(10) & 0xFF) + 1;
         boolean deallocate = (cmd.cdw(11) & (1 << 2)) != 0;
@@ -170,12 +183,14 @@ final class IoCommands {
         static final int FUA = 3;
         static final int DSM = 4;
         static final int FLUSH_ALL = 5;
+        static final int DIRECT_READ = 6;
+        static final int DIRECT_WRITE = 7;
 
         final TargetRequest req;
         final Runnable finish = this::finish;
         QueueSession session;
-        FileNamespace ns;
-        Collection<FileNamespace> all;
+        TargetNamespace ns;
+        Collection<TargetNamespace> all;
         long position;
         long length;
         boolean fua;
@@ -185,6 +200,8 @@ final class IoCommands {
         int ranges;
         boolean collecting;
         ByteBuf dsmRanges;
+        /** A direct namespace's read lands here, its write gathers here (aligned, pooled); given back in {@link #done} or to the transport. */
+        ByteBuf gathered;
         InflightBudget inflight;
         int inflightBytes;
 
@@ -192,15 +209,16 @@ final class IoCommands {
             this.req = req;
         }
 
-        void write(FileNamespace ns, long position, boolean fua) {
+        void write(TargetNamespace ns, long position, boolean fua) {
             this.ns = ns;
             this.position = position;
             this.fua = fua;
             this.collecting = false;
+            this.gathered = ns.gatherBuffer(inflightBytes);
             req.receiveData(this);
         }
 
-        void dsm(FileNamespace ns, int ranges, boolean deallocate) {
+        void dsm(TargetNamespace ns, int ranges, boolean deallocate) {
             this.ns = ns;
             this.ranges = ranges;
             this.collecting = true;
@@ -219,6 +237,10 @@ final class IoCommands {
                 if (n > 0) dsmRanges.setBytes(offset, chunk, chunk.readerIndex(), n);
                 return Status.SUCCESS;
             }
+            if (gathered != null) {
+                gathered.setBytes(offset, chunk, chunk.readerIndex(), chunk.readableBytes());
+                return Status.SUCCESS;
+            }
             try {
                 ns.write(chunk, position + offset);
                 return Status.SUCCESS;
@@ -234,6 +256,8 @@ final class IoCommands {
                 done(st, 0);
             } else if (collecting) {
                 dsmReceived();
+            } else if (gathered != null) {
+                blocking(ns, DIRECT_WRITE, position, inflightBytes); // FUA included
             } else if (fua) {
                 blocking(ns, FUA, 0, 0);
             } else {
@@ -257,7 +281,7 @@ final class IoCommands {
             blocking(ns, DSM, 0, 0);
         }
 
-        void flushAll(Collection<FileNamespace> namespaces) {
+        void flushAll(Collection<TargetNamespace> namespaces) {
             this.all = namespaces;
             if (namespaces.isEmpty()) {
                 done(Status.SUCCESS, 0);
@@ -266,37 +290,44 @@ final class IoCommands {
             blocking(namespaces.iterator().next(), FLUSH_ALL, 0, 0);
         }
 
-        void blocking(FileNamespace ns, int kind, long position, long length) {
+        void blocking(TargetNamespace ns, int kind, long position, long length) {
             this.ns = ns;
             this.kind = kind;
             this.position = position;
             this.length = length;
             try {
-                ns.blockingExecutor().execute(this);
+                (kind == DIRECT_READ || kind == DIRECT_WRITE ? ns.directExecutor() : ns.blockingExecutor()).execute(this);
             } catch (RejectedExecutionException e) {
                 done(Status.NAMESPACE_NOT_READY, 0); // shutting down
             }
         }
 
-        /** Runs on the namespace's executor; the completion hops back to the queue's loop. */
+        /** Runs on the namespace's executor (or the direct-I/O pool); the completion hops back to the queue's loop. */
         @Override
         public void run() {
             int st = Status.SUCCESS;
             try {
                 switch (kind) {
+                    case DIRECT_READ:
+                        ns.readDirect(gathered, (int) length, position);
+                        break;
+                    case DIRECT_WRITE:
+                        ns.writeGathered(gathered, (int) length, position);
+                        if (fua) ns.force();
+                        break;
                     case FLUSH:
                     case FUA:
                         ns.force();
                         break;
                     case FLUSH_ALL:
-                        for (FileNamespace n : all) n.force();
+                        for (TargetNamespace n : all) n.force();
                         break;
                     case ZERO:
                         if (deallocateZeroes) ns.deallocate(position, length); else ns.zero(position, length);
                         if (fua) ns.force();
                         break;
                     case DSM:
-                        // Holes punched: the space goes back to the file system, and the blocks read as zeroes (DLFEAT = 001b).
+                        // Files: holes punched, the space goes back and the blocks read as zeroes (DLFEAT 001b). Devices: BLKDISCARD.
                         for (int i = 0; i < ranges; i++) {
                             long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
                             long slba = dsmRanges.getLongLE(i * 16 + 8);
@@ -306,20 +337,30 @@ final class IoCommands {
                     default:
                         throw new IllegalStateException("kind " + kind);
                 }
-            } catch (IOException e) {
-                log.error("{} on {} failed", kind == ZERO || kind == DSM ? "zeroing" : "flush", ns.path(), e);
-                st = Status.WRITE_FAULT;
+            } catch (IOException | RuntimeException e) { // whatever fails, the command completes
+                log.error("{} on {} failed", kind == DIRECT_READ ? "direct read" : kind == DIRECT_WRITE ? "direct write"
+                        : kind == ZERO || kind == DSM ? "zeroing" : "flush", ns.path(), e);
+                st = kind == DIRECT_READ ? Status.UNRECOVERED_READ_ERROR : Status.WRITE_FAULT;
             }
             status = st;
             req.queue().executor().execute(finish);
         }
 
         private void finish() {
+            if (kind == DIRECT_READ && status == Status.SUCCESS) {
+                ByteBuf data = gathered;
+                gathered = null;
+                req.sendData(data); // the transport owns it now
+            }
             done(status, 0);
         }
 
-        /** Completes the command and gives back its share of the in-flight budget. */
+        /** Completes the command and gives back its share of the in-flight budget and any aligned buffer it holds. */
         private void done(int st, long result) {
+            if (gathered != null) {
+                gathered.release();
+                gathered = null;
+            }
             int n = inflightBytes;
             inflightBytes = 0;
             req.complete(st, result);

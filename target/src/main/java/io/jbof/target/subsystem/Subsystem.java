@@ -4,7 +4,7 @@ import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.tls.TlsPskKey;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import io.jbof.target.namespace.FileNamespace;
+import io.jbof.target.namespace.TargetNamespace;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +23,7 @@ public final class Subsystem implements AutoCloseable {
      * Copy on write: every I/O command looks its namespace up, from every event loop, so reads take no
      * lock (a synchronized lookup was a monitor all loops contended for); changes are rare.
      */
-    private volatile TreeMap<Integer, FileNamespace> namespaces = new TreeMap<>();
+    private volatile TreeMap<Integer, TargetNamespace> namespaces = new TreeMap<>();
     private final boolean allowAnyHost;
     private final Set<String> allowedHosts;
     /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
@@ -43,23 +43,23 @@ public final class Subsystem implements AutoCloseable {
     public String serial() { return serial; }
     public String model() { return model; }
 
-    public synchronized void addNamespace(FileNamespace ns) {
+    public synchronized void addNamespace(TargetNamespace ns) {
         if (namespaces.containsKey(ns.nsid())) throw new IllegalArgumentException("NSID " + ns.nsid() + " is already used in " + nqn);
-        TreeMap<Integer, FileNamespace> next = new TreeMap<>(namespaces);
+        TreeMap<Integer, TargetNamespace> next = new TreeMap<>(namespaces);
         next.put(ns.nsid(), ns);
         namespaces = next;
     }
 
-    public FileNamespace namespace(int nsid) {
+    public TargetNamespace namespace(int nsid) {
         return namespaces.get(nsid);
     }
 
-    public Collection<FileNamespace> namespaces() {
+    public Collection<TargetNamespace> namespaces() {
         return Collections.unmodifiableCollection(namespaces.values());
     }
 
     public int maxNsid() {
-        TreeMap<Integer, FileNamespace> n = namespaces;
+        TreeMap<Integer, TargetNamespace> n = namespaces;
         return n.isEmpty() ? 0 : n.lastKey();
     }
 
@@ -94,13 +94,13 @@ public final class Subsystem implements AutoCloseable {
 
     /** fdatasync of every namespace. */
     public void forceAll() throws IOException {
-        for (FileNamespace ns : namespaces()) ns.force();
+        for (TargetNamespace ns : namespaces()) ns.force();
     }
 
     @Override
     public void close() throws IOException {
         IOException first = null;
-        for (FileNamespace ns : namespaces()) {
+        for (TargetNamespace ns : namespaces()) {
             try {
                 ns.close();
             } catch (IOException e) {

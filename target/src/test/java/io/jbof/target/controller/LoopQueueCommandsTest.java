@@ -54,6 +54,7 @@ class LoopQueueCommandsTest {
         w.payload(Unpooled.wrappedBuffer(data));
         host.io.onCommand(w);
         assertEquals(Status.SUCCESS, w.await(10, TimeUnit.SECONDS));
+        w.close();
 
         ByteBuf back = Unpooled.buffer(4096);
         LoopRequest r = host.ioRequest(back);
@@ -61,16 +62,21 @@ class LoopQueueCommandsTest {
         host.io.onCommand(r);
         assertEquals(Status.SUCCESS, r.await(10, TimeUnit.SECONDS));
         assertArrayEquals(data, ByteBufUtil.getBytes(back));
+        r.close();
+        back.release();
     }
 
     @Test
     void aReadEndingPastTheLastBlockIsRefusedWithLbaOutOfRange() throws Exception {
         LoopHost host = LoopHost.connect(target, NQN, HOST, TransportType.TCP);
-        LoopRequest r = host.ioRequest(Unpooled.buffer(8192));
+        ByteBuf back = Unpooled.buffer(8192);
+        LoopRequest r = host.ioRequest(back);
         long blocks = (1 << 20) / 512;
         r.reset(Opcodes.IO_READ, 1024).nsid(1).cdw(10, (int) (blocks - 1)).cdw(12, 1); // two blocks, the last one past the end
         host.io.onCommand(r);
         assertEquals(Status.dnr(Status.LBA_OUT_OF_RANGE), r.await(10, TimeUnit.SECONDS));
+        r.close();
+        back.release();
     }
 
     @Test
@@ -87,7 +93,10 @@ class LoopQueueCommandsTest {
         host.admin.onCommand(r);
         assertEquals(Status.SUCCESS, r.await(10, TimeUnit.SECONDS));
         assertEquals(4096, id.readableBytes());
-        return id.getIntLE(IdentifyController.SGLS);
+        r.close();
+        int sgls = id.getIntLE(IdentifyController.SGLS);
+        id.release();
+        return sgls;
     }
 
     @Test
@@ -107,5 +116,6 @@ class LoopQueueCommandsTest {
         assertEquals(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), r.status());
         assertEquals(0, q.qid());
         assertNull(q.closedBecause());
+        r.close();
     }
 }

@@ -37,24 +37,28 @@ public final class LoopHost {
         CommandSet commands = new CommandSet(target);
         LoopQueue adminQueue = new LoopQueue(as, 8192);
         QueueSession admin = new QueueSession(adminQueue, commands);
-        LoopRequest r = new LoopRequest(adminQueue, null);
-        connect(admin, r, hostId, subNqn, 0, 0xFFFF);
-        int cntlid = (int) (r.result() & 0xFFFF);
-        r.reset(Opcodes.FABRICS, 0).fctype(Opcodes.FCTYPE_PROPERTY_SET).cdw(11, Properties.CC).cdw(12, Properties.CC_EN | (6 << 16) | (4 << 20));
-        admin.onCommand(r);
-        check(r, "Property Set CC.EN");
+        int cntlid;
+        try (LoopRequest r = new LoopRequest(adminQueue, null)) {
+            connect(admin, r, hostId, subNqn, 0, 0xFFFF);
+            cntlid = (int) (r.result() & 0xFFFF);
+            r.reset(Opcodes.FABRICS, 0).fctype(Opcodes.FCTYPE_PROPERTY_SET).cdw(11, Properties.CC).cdw(12, Properties.CC_EN | (6 << 16) | (4 << 20));
+            admin.onCommand(r);
+            check(r, "Property Set CC.EN");
+        }
         LoopQueue ioQueue = new LoopQueue(as, 16384);
         QueueSession io = new QueueSession(ioQueue, commands);
-        connect(io, new LoopRequest(ioQueue, null), hostId, subNqn, 1, cntlid);
+        try (LoopRequest r = new LoopRequest(ioQueue, null)) {
+            connect(io, r, hostId, subNqn, 1, cntlid);
+        }
         return new LoopHost(admin, io, cntlid, ioQueue);
     }
 
-    /** A new command slot on the I/O queue; data to the host goes into {@code hostBuffer} (null: dropped). */
+    /** A new command slot on the I/O queue; data to the host goes into {@code hostBuffer} (null: dropped). Close it when done. */
     public LoopRequest ioRequest(ByteBuf hostBuffer) {
         return new LoopRequest(ioQueue, hostBuffer);
     }
 
-    /** A new command slot on the admin queue. */
+    /** A new command slot on the admin queue. Close it when done. */
     public LoopRequest adminRequest(ByteBuf hostBuffer) {
         return new LoopRequest((LoopQueue) admin.queue(), hostBuffer);
     }

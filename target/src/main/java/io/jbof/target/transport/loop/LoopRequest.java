@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * from the host is {@link #payload(ByteBuf)}; data to the host lands in the host buffer given at
  * construction, or is dropped when there is none (benchmarks: nothing is allocated per command).
  */
-public final class LoopRequest implements TargetRequest {
+public final class LoopRequest implements TargetRequest, AutoCloseable {
     private final ByteBuf sqe = Unpooled.directBuffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
     private final NvmeCommand command = new NvmeCommand().wrap(sqe, 0);
     private final LoopQueue queue;
@@ -121,5 +121,11 @@ public final class LoopRequest implements TargetRequest {
         this.done = true;
         Thread w = waiter;
         if (w != null) LockSupport.unpark(w);
+    }
+
+    /** Gives back the slot's command buffer (direct memory); the slot is not used after. */
+    @Override
+    public void close() {
+        if (sqe.refCnt() > 0) sqe.release();
     }
 }

@@ -7,11 +7,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Reads and writes of a {@code direct} namespace: O_DIRECT, past the target's page cache, for drives
@@ -32,7 +28,7 @@ final class DirectIo implements AutoCloseable {
      * QEMU's thread pool for its aio=threads drives): enough for the queue depths hosts drive, started on
      * demand, gone when idle. A full queue refuses (Namespace Not Ready, which a host retries).
      */
-    static final ExecutorService EXECUTOR = pool(Tunable.DIRECT_IO_THREADS.intValue());
+    static final ExecutorService EXECUTOR = DaemonPool.of("jbof-dio-", Tunable.DIRECT_IO_THREADS.intValue(), 65536);
 
     private final Libc libc;
     private final Path path;
@@ -73,17 +69,6 @@ final class DirectIo implements AutoCloseable {
         return io;
     }
 
-    private static ExecutorService pool(int threads) {
-        AtomicInteger n = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(65536), r -> {
-            Thread t = new Thread(r, "jbof-dio-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
-
     /** An aligned buffer of {@code length} bytes (capacity), for one read or one gathered write. */
     static ByteBuf buffer(int length) {
         return ALIGNED.directBuffer(length, length);
@@ -91,37 +76,32 @@ final class DirectIo implements AutoCloseable {
 
     /** Reads {@code n} bytes at {@code position} into {@code dst} (aligned, from {@link #buffer}) and sets its writer index. */
     void read(ByteBuf dst, int n, long position) throws IOException {
-        long address = dst.memoryAddress();
-        int done = 0;
-        while (done < n) {
-            long r = libc.pread(fd, address + done, n - done, position + done);
-            if (r < 0) {
-                int e = Libc.Holder.errno();
-                if (e == Libc.EINTR) continue;
-                throw new IOException("direct read of " + n + " bytes at " + position + " from " + path + ": " + Libc.Holder.describe(e));
-            }
-            if (r == 0) { // past the end (a file shrunk behind our back): zeroes, as a buffered read gives
-                dst.setZero(done, n - done);
-                break;
-            }
-            done += (int) r;
-        }
+        int done = transfer(false, dst, n, position);
+        if (done < n) dst.setZero(done, n - done); // past the end (a file shrunk behind our back): zeroes, as a buffered read gives
         dst.writerIndex(n);
     }
 
     /** Writes {@code n} bytes of {@code src} (aligned, from {@link #buffer}) at {@code position}. */
     void write(ByteBuf src, int n, long position) throws IOException {
-        long address = src.memoryAddress();
+        transfer(true, src, n, position);
+    }
+
+    /** pwrite or pread until {@code n} bytes moved (a read stops early at the end); returns the bytes moved. */
+    private int transfer(boolean write, ByteBuf buf, int n, long position) throws IOException {
+        long address = buf.memoryAddress();
         int done = 0;
         while (done < n) {
-            long w = libc.pwrite(fd, address + done, n - done, position + done);
-            if (w < 0) {
+            long r = write ? libc.pwrite(fd, address + done, n - done, position + done) : libc.pread(fd, address + done, n - done, position + done);
+            if (r < 0) {
                 int e = Libc.Holder.errno();
                 if (e == Libc.EINTR) continue;
-                throw new IOException("direct write of " + n + " bytes at " + position + " to " + path + ": " + Libc.Holder.describe(e));
+                throw new IOException("direct " + (write ? "write" : "read") + " of " + n + " bytes at " + position + (write ? " to " : " from ")
+                        + path + ": " + Libc.Holder.describe(e));
             }
-            done += (int) w;
+            if (r == 0) break;
+            done += (int) r;
         }
+        return done;
     }
 
     @Override

@@ -17,12 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A namespace the target exports, backed by a regular file or a block device: LBA n lives at byte
@@ -79,16 +76,9 @@ public final class TargetNamespace implements AutoCloseable {
         this.device = device;
         this.direct = direct;
         this.medium = device != null ? device : readOnly ? null : FileSpace.open(path);
-        AtomicInteger n = new AtomicInteger();
         // Four threads, so one long operation (a slow fdatasync, zeroes written where fallocate cannot) never
         // holds up another host's Flush; a full queue is refused (Namespace Not Ready), never run on an event loop.
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
-            Thread t = new Thread(r, "jbof-ns" + nsid + "-sync-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
-        pool.allowCoreThreadTimeOut(true);
-        this.blockingExecutor = pool;
+        this.blockingExecutor = DaemonPool.of("jbof-ns" + nsid + "-sync-", 4, 4096);
     }
 
     /**
@@ -100,13 +90,13 @@ public final class TargetNamespace implements AutoCloseable {
         if (blockSize != 512 && blockSize != 4096) {
             throw new IllegalArgumentException("block size must be 512 or 4096, not " + blockSize);
         }
-        if (Files.exists(path) && !Files.isRegularFile(path)) {
+        boolean exists = Files.exists(path);
+        if (exists && !Files.isRegularFile(path)) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             if (!a.isOther() || !isBlockDevice(path)) throw new IOException(path + " is neither a regular file nor a block device");
             return openDevice(nsid, path, sizeBytes, o, subsystemNqn);
         }
         if (o.force()) throw new IllegalArgumentException("force is for block devices in use; " + path + " is a file");
-        boolean exists = Files.exists(path);
         boolean readOnly = o.readOnly();
         if (!exists) {
             if (readOnly) throw new IOException("read-only namespace file " + path + " does not exist");

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Coverage-guided fuzzing of NVMe/TCP framing (both sides' decoders, digests on or off): any byte
  * stream, cut into any chunks, either frames into whole PDUs whose length fields agree with their
- * bytes, or fails with a PduException (which becomes a TermReq) — never another exception, a frame
+ * bytes (on the target a data-digest mark may precede one), or fails with a PduException (which
+ * becomes a TermReq) — never another exception, a frame
  * past the limit, or a leak. `mvn test` replays the saved inputs; JAZZER_FUZZ=1 fuzzes (scripts/fuzz).
  */
 class PduDecoderFuzzTest {
@@ -35,8 +36,17 @@ class PduDecoderFuzzTest {
                             "only protocol errors, not " + c);
                     break;
                 }
-                ByteBuf frame;
-                while ((frame = ch.readInbound()) != null) {
+                Object next;
+                boolean marked = false;
+                while ((next = ch.readInbound()) != null) {
+                    if (next == PduDecoder.DATA_DIGEST_ERROR) {
+                        // The controller side marks a PDU whose data digest failed; the PDU itself follows.
+                        assertTrue(controllerSide && !marked, "a digest mark only on the target, once per PDU");
+                        marked = true;
+                        continue;
+                    }
+                    marked = false;
+                    ByteBuf frame = (ByteBuf) next;
                     try {
                         int at = frame.readerIndex();
                         assertEquals(Pdu.plen(frame, at), frame.readableBytes(), "a frame is exactly one PDU");
@@ -45,6 +55,7 @@ class PduDecoderFuzzTest {
                         frame.release();
                     }
                 }
+                assertTrue(!marked, "a digest mark is always followed by its PDU");
             }
         } finally {
             ch.finishAndReleaseAll();

@@ -139,7 +139,9 @@ public final class QueuePair implements HostConnection.Listener {
         Request r = s.request;
         s.request = null;
         free[freeCount++] = s.cid;
-        Request next = parked ? null : waiting.poll(); // parked: only the reviving Connect runs
+        // Parked: only the reviving Connect runs. Failed: the connection is gone, so nothing more is sent (a waiting
+        // command dispatched into the slot being failed would never complete).
+        Request next = parked || closedCause != null ? null : waiting.poll();
         if (next != null) dispatch(next, slots[free[--freeCount]]);
         r.callback.onComplete(r, status, result, error);
     }

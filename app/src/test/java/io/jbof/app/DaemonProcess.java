@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,7 +34,13 @@ final class DaemonProcess implements AutoCloseable {
 
     /** Starts {@code command} and waits for a line matching {@code ready} (group 1, if any, is the port). */
     static DaemonProcess start(List<String> command, Pattern ready) throws IOException {
+        return start(command, ready, Map.of());
+    }
+
+    /** As {@link #start(List, Pattern)}, with {@code env} added to the environment. */
+    static DaemonProcess start(List<String> command, Pattern ready, Map<String, String> env) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().putAll(env);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         List<String> seen = new ArrayList<>();
@@ -56,11 +63,16 @@ final class DaemonProcess implements AutoCloseable {
 
     /** The daemon in a child JVM on this test's class path. */
     static DaemonProcess java(String... args) throws IOException {
+        return java(Map.of(), args);
+    }
+
+    /** The target in a child JVM, with {@code env} added to its environment. */
+    static DaemonProcess java(Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 "io.jbof.target.cli.TargetMain"));
         cmd.addAll(List.of(args));
-        return start(cmd);
+        return start(cmd, LISTENING, env);
     }
 
     private void drain(BufferedReader out) {

@@ -52,6 +52,8 @@ public final class IdentifyController {
 
     public static final int CTRATT_HOST_ID_128 = 1;
     public static final int OAES_NS_ATTRIBUTE = 1 << 8;
+    /** Discovery controllers: Discovery Log Page Change notices. */
+    public static final int OAES_DISCOVERY_CHANGE = 1 << 31;
     public static final int LPA_EXTENDED_DATA = 1 << 2;
     public static final int ONCS_DSM = 1 << 2;
     public static final int ONCS_WRITE_ZEROES = 1 << 3;

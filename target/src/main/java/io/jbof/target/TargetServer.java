@@ -4,12 +4,12 @@ import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.tls.TlsPskKey;
 import io.jbof.target.transport.tcp.TcpBackPressure;
 import io.jbof.util.SecretText;
-import java.util.HashMap;
 import java.util.function.Function;
 import io.jbof.nvme.Nqn;
 import io.jbof.target.config.ListenAddress;
 import io.jbof.transport.TransportType;
 import io.netty.channel.unix.Errors;
+import io.netty.util.concurrent.EventExecutor;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
@@ -44,7 +44,15 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A running jbof target: subsystems with file-backed namespaces, the discovery subsystem, and the
@@ -54,7 +62,10 @@ import java.util.Set;
 public final class TargetServer implements TargetContext, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TargetServer.class);
 
-    private final Map<String, Subsystem> subsystems = new LinkedHashMap<>();
+    /** Copy on write: Connects and discovery read it from every event loop; the management API changes it rarely. */
+    private volatile Map<String, Subsystem> subsystems = new LinkedHashMap<>();
+    private final AtomicLong discoveryGeneration = new AtomicLong(1);
+    private final boolean loopbackOnly;
     private final Subsystem discovery = new Subsystem(Nqn.DISCOVERY, "jbof discovery", true, Set.of());
     private final TargetLimits limits;
     private final ControllerRegistry controllers;
@@ -73,7 +84,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         this.tlsMode = tlsMode(cfg, transport);
         this.tlsLabels = TlsPskDerivation.Labels.parse(cfg.tlsHkdf == null ? "legacy" : cfg.tlsHkdf);
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
-        this.controllers = new ControllerRegistry(cfg.maxControllers);
+        int[] ids = cfg.cntlidBounds();
+        this.controllers = new ControllerRegistry(cfg.maxControllers, ids[0], ids[1]);
+        this.loopbackOnly = cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         if (transport == TransportType.RDMA) {
@@ -89,7 +102,15 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     /** Validates the configuration, opens every namespace and starts listening. */
     public static TargetServer start(TargetConfig cfg) throws IOException, InterruptedException {
-        validate(cfg);
+        return start(cfg, false);
+    }
+
+    /**
+     * As {@link #start(TargetConfig)}; {@code managed}: a management API will add what is missing, so
+     * the target may start with no subsystem and subsystems with no namespace.
+     */
+    public static TargetServer start(TargetConfig cfg, boolean managed) throws IOException, InterruptedException {
+        validate(cfg, managed);
         TargetServer t = new TargetServer(cfg);
         try {
             t.openSubsystems(cfg);
@@ -113,10 +134,11 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         return false;
     }
 
-    private static void validate(TargetConfig cfg) {
+    private static void validate(TargetConfig cfg, boolean managed) {
         TransportType.parse(cfg.transport); // an unknown name fails here, listing the known ones
         if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
-        if (cfg.subsystems.isEmpty()) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
+        cfg.cntlidBounds();
+        if (cfg.subsystems.isEmpty() && !managed) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
         if (cfg.queueDepth < 2 || cfg.queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
         if (cfg.maxControllers < 1 || cfg.maxControllers > 0xFFEF) {
             throw new IllegalArgumentException("--max-controllers must be 1..65519 (controller IDs), not " + cfg.maxControllers);
@@ -129,65 +151,276 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         boolean loopbackOnly = cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
         Set<String> nqns = new HashSet<>();
         for (TargetConfig.SubsystemConfig s : cfg.subsystems) {
-            String problem = Nqn.problem(s.nqn);
-            if (problem != null) throw new IllegalArgumentException("subsystem NQN: " + problem);
-            if (Nqn.DISCOVERY.equals(s.nqn)) throw new IllegalArgumentException("the discovery NQN cannot be used for a subsystem");
+            validate(s, loopbackOnly);
             if (!nqns.add(s.nqn)) throw new IllegalArgumentException("subsystem " + s.nqn + " is configured twice");
-            for (String h : s.hosts) {
-                String hp = Nqn.problem(h);
-                if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
+            if (s.namespaces.isEmpty() && !managed) {
+                throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
             }
-            if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && s.tlsKeys.isEmpty() && !loopbackOnly) {
-                throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
-                        + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
-            }
-            for (String h : s.tlsKeys.keySet()) {
-                String hp = Nqn.problem(h);
-                if (hp != null) throw new IllegalArgumentException("--tls-key host NQN: " + hp);
-            }
-            if (s.namespaces.isEmpty()) throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
-            for (String h : s.dhchapCtrlSecrets.keySet()) {
-                if (!s.dhchapSecrets.containsKey(h)) {
-                    throw new IllegalArgumentException("--dhchap-ctrl-secret for " + h + " needs a --dhchap-secret for that host too");
-                }
+        }
+    }
+
+    /** What one subsystem's configuration must satisfy, at start and when the management API adds it. */
+    private static void validate(TargetConfig.SubsystemConfig s, boolean loopbackOnly) {
+        String problem = Nqn.problem(s.nqn);
+        if (problem != null) throw new IllegalArgumentException("subsystem NQN: " + problem);
+        if (Nqn.DISCOVERY.equals(s.nqn)) throw new IllegalArgumentException("the discovery NQN cannot be used for a subsystem");
+        for (String h : s.hosts) {
+            String hp = Nqn.problem(h);
+            if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
+        }
+        if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && s.tlsKeys.isEmpty() && !loopbackOnly) {
+            throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
+                    + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
+        }
+        for (String h : s.tlsKeys.keySet()) {
+            String hp = Nqn.problem(h);
+            if (hp != null) throw new IllegalArgumentException("--tls-key host NQN: " + hp);
+        }
+        for (String h : s.dhchapCtrlSecrets.keySet()) {
+            if (!s.dhchapSecrets.containsKey(h)) {
+                throw new IllegalArgumentException("--dhchap-ctrl-secret for " + h + " needs a --dhchap-secret for that host too");
             }
         }
     }
 
     private void openSubsystems(TargetConfig cfg) throws IOException {
-        Map<Object, String> files = new HashMap<>();
-        for (TargetConfig.SubsystemConfig sc : cfg.subsystems) {
-            boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
-            Set<String> hosts = new HashSet<>(sc.hosts);
-            hosts.addAll(sc.dhchapSecrets.keySet());
-            hosts.addAll(sc.tlsKeys.keySet());
-            Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
-            for (Map.Entry<String, String> e : sc.tlsKeys.entrySet()) {
-                s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), TlsPskKey::parse));
-            }
-            for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
-                String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
-                s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), DhchapKey::parse),
-                        ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), DhchapKey::parse));
-            }
-            subsystems.put(s.nqn(), s);
+        for (TargetConfig.SubsystemConfig sc : cfg.subsystems) openSubsystem(sc);
+    }
+
+    /** Opens a subsystem and its namespaces and makes it visible; on failure nothing stays open. */
+    private Subsystem openSubsystem(TargetConfig.SubsystemConfig sc) throws IOException {
+        boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
+        Set<String> hosts = new HashSet<>(sc.hosts);
+        hosts.addAll(sc.dhchapSecrets.keySet());
+        hosts.addAll(sc.tlsKeys.keySet());
+        Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
+        for (Map.Entry<String, String> e : sc.tlsKeys.entrySet()) {
+            s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), TlsPskKey::parse));
+        }
+        for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
+            String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
+            s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), DhchapKey::parse),
+                    ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), DhchapKey::parse));
+        }
+        try {
             int next = 1;
             for (TargetConfig.NamespaceConfig nc : sc.namespaces) {
-                int nsid = nc.nsid != null ? nc.nsid : next;
-                if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
-                long size = nc.size == null ? 0 : Sizes.parse(nc.size);
-                if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + sc.nqn + " has no path");
-                TargetNamespace ns = TargetNamespace.open(nsid, Path.of(nc.path), size,
-                        new TargetNamespace.Options(nc.blockSize, nc.readOnly, nc.direct, nc.force), sc.nqn);
-                String earlier = files.putIfAbsent(ns.fileKey(), "namespace " + nsid + " of " + sc.nqn);
-                if (earlier != null) {
-                    ns.close();
-                    // Two namespaces over one file would alias each other's blocks behind the hosts' backs.
-                    throw new IllegalArgumentException("namespace file " + nc.path + " is already " + earlier
-                            + "; namespace " + nsid + " of " + sc.nqn + " needs a file of its own");
+                next = openNamespace(s, nc, next).nsid() + 1;
+            }
+            publish(s);
+        } catch (IOException | RuntimeException e) {
+            try {
+                s.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return s;
+    }
+
+    private synchronized void publish(Subsystem s) {
+        Map<String, Subsystem> next = new LinkedHashMap<>(subsystems);
+        if (next.putIfAbsent(s.nqn(), s) != null) throw new IllegalStateException("subsystem " + s.nqn() + " already exists");
+        subsystems = next;
+    }
+
+    /** Opens a namespace of {@code s} ({@code nsid} when the configuration names none) and adds it. */
+    private TargetNamespace openNamespace(Subsystem s, TargetConfig.NamespaceConfig nc, int nsidIfUnset) throws IOException {
+        int nsid = nc.nsid != null ? nc.nsid : nsidIfUnset;
+        if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
+        if (s.namespace(nsid) != null) throw new IllegalStateException("NSID " + nsid + " is already used in " + s.nqn());
+        long size = nc.size == null ? 0 : Sizes.parse(nc.size);
+        if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + s.nqn() + " has no path");
+        UUID uuid = nc.uuid == null ? null : UUID.fromString(nc.uuid);
+        TargetNamespace ns = TargetNamespace.open(nsid, Path.of(nc.path), size,
+                new TargetNamespace.Options(nc.blockSize, nc.readOnly, nc.direct, nc.force), s.nqn(), uuid);
+        try {
+            String earlier = exporterOf(ns.fileKey(), s);
+            if (earlier != null) {
+                // Two namespaces over one file would alias each other's blocks behind the hosts' backs.
+                throw new IllegalStateException("namespace file " + nc.path + " is already " + earlier
+                        + "; namespace " + nsid + " of " + s.nqn() + " needs a file of its own");
+            }
+            s.addNamespace(ns);
+        } catch (IOException | RuntimeException e) {
+            ns.close();
+            throw e;
+        }
+        return ns;
+    }
+
+    /** Which namespace already exports the file with this key (in a published subsystem or in {@code opening}), or null. */
+    private String exporterOf(Object fileKey, Subsystem opening) throws IOException {
+        List<Subsystem> all = new ArrayList<>(subsystems.values());
+        if (!all.contains(opening)) all.add(opening);
+        for (Subsystem s : all) {
+            for (TargetNamespace ns : s.namespaces()) {
+                Object key;
+                try {
+                    key = ns.fileKey();
+                } catch (IOException gone) {
+                    continue; // its path was removed or renamed: no new namespace can name that file by it
                 }
-                s.addNamespace(ns);
-                next = nsid + 1;
+                if (key.equals(fileKey)) return "namespace " + ns.nsid() + " of " + s.nqn();
+            }
+        }
+        return null;
+    }
+
+    // ---- live changes (the management API): IllegalStateException for what is taken, IllegalArgumentException for what is invalid ----
+
+    /** Adds a subsystem while the target runs; validated as at start. */
+    public Subsystem addSubsystem(TargetConfig.SubsystemConfig sc) throws IOException {
+        validate(sc, loopbackOnly);
+        if (subsystems.containsKey(sc.nqn)) throw new IllegalStateException("subsystem " + sc.nqn + " already exists");
+        Subsystem s = openSubsystem(sc);
+        discoveryChanged();
+        log.info("subsystem {} added", s.nqn());
+        return s;
+    }
+
+    /** Deletes a subsystem: its controllers are torn down (their commands end with the connections), then its namespaces close. */
+    public void removeSubsystem(String nqn) throws IOException {
+        Subsystem s;
+        synchronized (this) {
+            s = subsystems.get(nqn);
+            if (s == null) return;
+            Map<String, Subsystem> next = new LinkedHashMap<>(subsystems);
+            next.remove(nqn);
+            subsystems = next;
+        }
+        discoveryChanged();
+        List<Controller> gone = controllersOf(s, null);
+        List<EventExecutor> loops = loopsOf(gone); // before the teardown empties the controllers' queue tables
+        for (Controller c : gone) c.tearDown("subsystem " + nqn + " deleted");
+        drain(loops);
+        s.close();
+        log.info("subsystem {} deleted; {} controller(s) torn down", nqn, gone.size());
+    }
+
+    /** Adds a namespace (the lowest free NSID unless it names one); connected hosts get the Namespace Attribute Changed notice. */
+    public TargetNamespace addNamespace(String nqn, TargetConfig.NamespaceConfig nc) throws IOException {
+        Subsystem s = existing(nqn);
+        TargetNamespace ns;
+        synchronized (s) {
+            ns = openNamespace(s, nc, s.freeNsid());
+        }
+        for (Controller c : controllersOf(s, null)) c.notifyNamespaceChanged(ns.nsid());
+        log.info("namespace {} of {} added: {}", ns.nsid(), nqn, ns.path());
+        return ns;
+    }
+
+    /** Removes a namespace: new commands for it fail with Invalid Namespace, hosts get the notice, then it is flushed and closed. */
+    public boolean removeNamespace(String nqn, int nsid) throws IOException {
+        Subsystem s = existing(nqn);
+        TargetNamespace ns = s.removeNamespace(nsid);
+        if (ns == null) return false;
+        List<Controller> cs = controllersOf(s, null);
+        for (Controller c : cs) c.notifyNamespaceChanged(nsid);
+        drain(loopsOf(cs)); // every queue has finished dispatching to it before its files close
+        ns.close();
+        log.info("namespace {} of {} removed", nsid, nqn);
+        return true;
+    }
+
+    /** Grows a namespace; hosts get the notice and read the new size by Identify. */
+    public TargetNamespace growNamespace(String nqn, int nsid, long sizeBytes) throws IOException {
+        Subsystem s = existing(nqn);
+        TargetNamespace ns = s.namespace(nsid);
+        if (ns == null) throw new IllegalArgumentException("subsystem " + nqn + " has no namespace " + nsid);
+        long before = ns.sizeBytes();
+        ns.grow(sizeBytes);
+        if (ns.sizeBytes() != before) {
+            for (Controller c : controllersOf(s, null)) c.notifyNamespaceChanged(nsid);
+            log.info("namespace {} of {} grown from {} to {} bytes", nsid, nqn, before, ns.sizeBytes());
+        }
+        return ns;
+    }
+
+    /** Lets a host connect to a subsystem. */
+    public boolean addHost(String nqn, String hostNqn) {
+        String problem = Nqn.problem(hostNqn);
+        if (problem != null) throw new IllegalArgumentException("host NQN: " + problem);
+        boolean added = existing(nqn).addHost(hostNqn);
+        if (added) discoveryChanged();
+        return added;
+    }
+
+    /** Stops a host connecting (Connect then fails with 0x184) and tears down its controllers on that subsystem. */
+    public boolean removeHost(String nqn, String hostNqn) {
+        Subsystem s = existing(nqn);
+        boolean removed = s.removeHost(hostNqn);
+        if (removed) discoveryChanged();
+        if (!s.allows(hostNqn)) {
+            for (Controller c : controllersOf(s, hostNqn)) {
+                log.info("host {} removed from {}: tearing down controller {}", hostNqn, nqn, c.id());
+                c.tearDown("host " + hostNqn + " removed from " + nqn);
+            }
+        }
+        return removed;
+    }
+
+    /** Lets every host connect, or only the allowed ones (controllers of hosts no longer allowed are torn down). */
+    public void allowAnyHost(String nqn, boolean any) {
+        Subsystem s = existing(nqn);
+        s.allowAnyHost(any);
+        discoveryChanged();
+        if (!any) {
+            for (Controller c : controllersOf(s, null)) if (!s.allows(c.hostNqn())) c.tearDown("host " + c.hostNqn() + " no longer allowed on " + nqn);
+        }
+    }
+
+    /** The discovery log changed: its generation counter moves and discovery controllers that asked are told. */
+    private void discoveryChanged() {
+        discoveryGeneration.incrementAndGet();
+        for (Controller c : controllers.all()) if (c.isDiscovery()) c.notifyDiscoveryChanged();
+    }
+
+    private Subsystem existing(String nqn) {
+        Subsystem s = subsystems.get(nqn);
+        if (s == null) throw new NoSuchElementException("no subsystem " + nqn);
+        return s;
+    }
+
+    /** The live controllers of {@code s} (of {@code hostNqn} only, unless null). */
+    public List<Controller> controllersOf(Subsystem s, String hostNqn) {
+        List<Controller> out = new ArrayList<>();
+        for (Controller c : controllers.all()) {
+            if (c.subsystem() == s && (hostNqn == null || c.hostNqn().equals(hostNqn))) out.add(c);
+        }
+        return out;
+    }
+
+    /** The event loops the queues of these controllers run on. */
+    private static List<EventExecutor> loopsOf(List<Controller> cs) {
+        List<EventExecutor> loops = new ArrayList<>();
+        for (Controller c : cs) {
+            for (QueueSession q : c.queues()) {
+                if (q != null && !loops.contains(q.queue().executor())) loops.add(q.queue().executor());
+            }
+        }
+        return loops;
+    }
+
+    /** Waits (bounded) until each of these loops has run what was queued on it before now. */
+    private static void drain(List<EventExecutor> loops) {
+        List<Future<?>> marks = new ArrayList<>();
+        for (EventExecutor loop : loops) {
+            try {
+                marks.add(loop.submit(() -> { }));
+            } catch (RejectedExecutionException e) {
+                // that loop is shutting down: nothing more runs on it
+            }
+        }
+        for (Future<?> f : marks) {
+            try {
+                f.get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                log.warn("a queue did not drain within 10 s; closing the namespace anyway");
             }
         }
     }
@@ -275,7 +508,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     /** The target-wide bound on data in flight (and what it saw). */
     public InflightBudget inflight() { return inflight; }
     @Override public List<PortInfo> ports() { return ports; }
-    @Override public long discoveryGeneration() { return 1; }
+    @Override public long discoveryGeneration() { return discoveryGeneration.get(); }
 
     /** Stops accepting, drops every controller, flushes and closes the namespaces. */
     @Override

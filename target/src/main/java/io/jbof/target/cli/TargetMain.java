@@ -4,6 +4,11 @@ import sun.misc.Signal;
 import io.jbof.target.TargetServer;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
+import io.jbof.target.mgmt.JsonRpcDispatcher;
+import io.jbof.target.mgmt.ManagementService;
+import io.jbof.target.mgmt.RpcHttpServer;
+import io.jbof.target.mgmt.RpcSocketServer;
+import io.jbof.util.SecretText;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import picocli.CommandLine;
@@ -11,6 +16,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.InetSocketAddress;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,7 +34,8 @@ import java.util.concurrent.CountDownLatch;
                 "  jbof-target --listen 127.0.0.1:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /dev/nvme1n1,direct",
                 "  jbof-target --listen 0.0.0.0:4420 --nqn nqn.2024-01.io.jbof:vol1 --namespace /srv/vol1.img:1G,bs=512 \\",
                 "              --allow-host nqn.2014-08.org.nvmexpress:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427",
-                "  jbof-target --config /etc/jbof/target.json"})
+                "  jbof-target --config /etc/jbof/target.json",
+                "  jbof-target --config /etc/jbof/target.json --rpc-socket /run/jbof/jbof.sock   # then: scripts/jbof-ctl --socket /run/jbof/jbof.sock ls"})
 public final class TargetMain implements Callable<Integer> {
     @Option(names = {"-l", "--listen"}, paramLabel = "HOST:PORT", description = "Address to listen on (repeatable; default 127.0.0.1:4420).")
     List<String> listen = new ArrayList<>();
@@ -93,8 +101,33 @@ public final class TargetMain implements Callable<Integer> {
     @Option(names = "--no-digests", description = "Refuse NVMe/TCP header and data digests.")
     boolean noDigests;
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "JSON configuration file (flags given as well override its settings).")
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = {"JSON configuration file (flags given as well override its settings). Changes made through the management API are saved"
+                    + " back to it, atomically, before each call returns; with --rpc-socket it may not exist yet (the target starts empty)."})
     Path config;
+
+    @Option(names = "--rpc-socket", paramLabel = "PATH|none",
+            description = {"Serve the management API (JSON-RPC 2.0; scripts/jbof-ctl) on this Unix socket, mode 0600. The target may then start"
+                    + " with no subsystem. Default when run as root: /run/jbof/target-PORT.sock (PORT: the first listen port); none: no API."})
+    String rpcSocket;
+
+    @Option(names = "--rpc-listen", paramLabel = "HOST:PORT",
+            description = "Also serve the management API over HTTP(S) here, for a cluster manager on another host: POST JSON-RPC with"
+                    + " 'Authorization: Bearer TOKEN'. Needs --rpc-token; any address but loopback needs --rpc-tls-cert/--rpc-tls-key too.")
+    String rpcListen;
+
+    @Option(names = "--rpc-token", paramLabel = "TOKEN|@FILE", description = "The bearer token --rpc-listen requires (16 characters or more; @FILE keeps it out of ps).")
+    String rpcToken;
+
+    @Option(names = "--rpc-tls-cert", paramLabel = "CERT.pem", description = "TLS certificate (chain) for --rpc-listen, PEM.")
+    Path rpcTlsCert;
+
+    @Option(names = "--rpc-tls-key", paramLabel = "KEY.pem", description = "Its private key, PEM (unencrypted PKCS#8).")
+    Path rpcTlsKey;
+
+    @Option(names = "--cntlid-range", paramLabel = "MIN-MAX",
+            description = "Controller IDs this target hands out (as nvmet's cntlid_min/max; default 1-65519): give each target serving one subsystem its own range.")
+    String cntlidRange;
 
     @Option(names = {"-v", "--verbose"}, description = "Log connections and protocol detail to stderr.")
     boolean verbose;
@@ -119,7 +152,9 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     TargetConfig buildConfig() throws Exception {
-        TargetConfig cfg = config != null ? TargetConfig.read(config) : new TargetConfig();
+        boolean fresh = config != null && managed() && !Files.exists(config);
+        TargetConfig cfg = config != null && !fresh ? TargetConfig.read(config) : new TargetConfig();
+        if (cntlidRange != null) cfg.cntlidRange = cntlidRange;
         if (!listen.isEmpty()) cfg.listen = new ArrayList<>(listen);
         if (cfg.listen.isEmpty()) cfg.listen.add("127.0.0.1:4420");
         if (transport != null) cfg.transport = transport;
@@ -163,6 +198,33 @@ public final class TargetMain implements Callable<Integer> {
         return cfg;
     }
 
+    /** A management API was asked for: the target may start with nothing to export yet. */
+    private boolean managed() {
+        return (rpcSocket != null && !"none".equals(rpcSocket)) || rpcListen != null;
+    }
+
+    /** The management API on the socket asked for (or the default one, as root); null when there is none. */
+    private RpcSocketServer startManagement(ManagementService m, TargetServer server) throws IOException {
+        Path socket;
+        if ("none".equals(rpcSocket)) return null;
+        if (rpcSocket != null) {
+            socket = Path.of(rpcSocket);
+        } else if (isRoot()) {
+            socket = Path.of("/run/jbof", "target-" + server.boundAddresses().get(0).getPort() + ".sock");
+        } else {
+            return null;
+        }
+        return RpcSocketServer.start(socket, new JsonRpcDispatcher(m));
+    }
+
+    private static boolean isRoot() {
+        try {
+            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     private static void put(Map<String, String> m, String entry, String option) {
         int eq = entry.indexOf('=');
         if (eq <= 0) {
@@ -175,7 +237,18 @@ public final class TargetMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TargetConfig cfg = buildConfig();
-        TargetServer server = TargetServer.start(cfg);
+        TargetServer server = TargetServer.start(cfg, managed());
+        RpcSocketServer rpc = null;
+        RpcHttpServer http = null;
+        try {
+            ManagementService m = new ManagementService(server, cfg, config);
+            rpc = startManagement(m, server);
+            if (rpcListen != null) http = RpcHttpServer.start(rpcListen, SecretText.resolve(rpcToken), rpcTlsCert, rpcTlsKey, new JsonRpcDispatcher(m));
+        } catch (IOException | RuntimeException e) {
+            if (rpc != null) rpc.close();
+            server.close();
+            throw e;
+        }
         CountDownLatch stop = new CountDownLatch(1);
         // SIGTERM / SIGINT: a clean stop that exits 0 (a JVM shutdown hook alone would exit 143).
         for (String sig : new String[]{"TERM", "INT"}) {
@@ -190,10 +263,17 @@ public final class TargetMain implements Callable<Integer> {
                         ns.blockDevice() ? ",block device" : "", ns.direct() ? ",direct" : "", ns.readOnly() ? ",ro" : ""));
             }
         }
+        if (rpc != null) line.append(" | management API on ").append(rpc.path());
+        if (http != null) line.append(" | management API on ").append(rpcTlsCert != null ? "https://" : "http://")
+                .append(http.address().getAddress().getHostAddress()).append(':').append(http.address().getPort());
         System.out.println(line);
         System.out.flush();
+        SystemdNotify.send("READY=1\nSTATUS=" + line);
         stop.await();
+        SystemdNotify.send("STOPPING=1");
         System.err.println("jbof-target: stopping: closing connections, flushing namespaces");
+        if (http != null) http.close();
+        if (rpc != null) rpc.close();
         server.close();
         System.err.println("jbof-target: stopped");
         return 0;

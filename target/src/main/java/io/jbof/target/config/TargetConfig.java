@@ -34,6 +34,8 @@ public final class TargetConfig {
     public String tls;
     /** HKDF label encoding of TLS PSK derivations: "legacy" (libnvme 1.x, default) or "rfc8446". */
     public String tlsHkdf = "legacy";
+    /** Controller IDs this target hands out, "MIN-MAX" within 1-65519 (as nvmet's cntlid_min/max); null: all. */
+    public String cntlidRange;
 
     @JsonIgnoreProperties(ignoreUnknown = false)
     public static final class SubsystemConfig {
@@ -66,6 +68,8 @@ public final class TargetConfig {
         public boolean direct;
         /** Export a block device even when it is in use (mounted or held exclusively elsewhere). */
         public boolean force;
+        /** The namespace's UUID (NGUID follows from it), generated once when the management API adds it; null: derived from NQN, NSID and path. */
+        public String uuid;
     }
 
     /**
@@ -85,6 +89,18 @@ public final class TargetConfig {
         }
         cfg.subsystems.add(s);
         return cfg;
+    }
+
+    /** {min, max} of {@link #cntlidRange}. */
+    public int[] cntlidBounds() {
+        if (cntlidRange == null) return new int[] {1, 0xFFEF};
+        String[] p = cntlidRange.split("-");
+        try {
+            if (p.length == 2) return new int[] {Integer.parseInt(p[0].trim()), Integer.parseInt(p[1].trim())};
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("controller ID range must be MIN-MAX (e.g. 1-1000), not '" + cntlidRange + "'");
     }
 
     public static TargetConfig read(Path file) throws IOException {

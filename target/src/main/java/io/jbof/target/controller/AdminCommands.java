@@ -153,6 +153,7 @@ final class AdminCommands {
                 return;
             }
             page = DiscoveryService.logPage(target, c.hostNqn());
+            if (!retain) c.discoveryLogRead();
         } else {
             switch (lid) {
                 case Opcodes.LOG_ERROR_INFORMATION: page = zeroed(64); break;

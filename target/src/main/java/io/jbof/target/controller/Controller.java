@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayDeque;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -47,6 +48,8 @@ public final class Controller {
     private final TreeSet<Integer> changedNamespaces = new TreeSet<>();
     private boolean namespaceEventPending;
     private boolean namespaceEventMasked;
+    private boolean discoveryEventPending;
+    private boolean discoveryEventMasked;
 
     Controller(int id, Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis, TargetContext target) {
         this.id = id;
@@ -219,14 +222,62 @@ public final class Controller {
         return true;
     }
 
+    /** From any thread: a namespace of this subsystem was added, removed or resized; the admin queue's thread tells the host. */
+    public void notifyNamespaceChanged(int nsid) {
+        QueueSession a;
+        synchronized (this) {
+            if (destroyed || admin == null) return;
+            a = admin;
+        }
+        onAdminThread(a, () -> namespaceChanged(nsid));
+    }
+
+    private static void onAdminThread(QueueSession admin, Runnable r) {
+        try {
+            admin.queue().executor().execute(r);
+        } catch (RejectedExecutionException e) {
+            // the loop is shutting down, and the controller with it
+        }
+    }
+
+    /** From any thread: the discovery log changed; a discovery controller that asked to hear of it is told by AER. */
+    public void notifyDiscoveryChanged() {
+        QueueSession a;
+        synchronized (this) {
+            if (destroyed || admin == null || !discovery) return;
+            a = admin;
+        }
+        onAdminThread(a, () -> {
+            if ((asyncEventConfig & (1 << 31)) != 0) discoveryEventPending = true;
+            deliverEvents();
+        });
+    }
+
+    /** The host read the discovery log (without Retain Asynchronous Event): its change notice may come again. */
+    void discoveryLogRead() {
+        discoveryEventMasked = false;
+        deliverEvents();
+    }
+
+    /** From any thread: ends this controller and closes its queues (its host was removed, its subsystem deleted). */
+    public void tearDown(String reason) {
+        destroy(reason);
+    }
+
     /** A namespace was added, removed or changed: remember it and tell the host by AER (Notice, NS attribute changed). */
-    public void namespaceChanged(int nsid) {
+    void namespaceChanged(int nsid) {
         changedNamespaces.add(nsid);
         if ((asyncEventConfig & (1 << 8)) != 0) namespaceEventPending = true;
         deliverEvents();
     }
 
     private void deliverEvents() {
+        if (discoveryEventPending && !discoveryEventMasked && !pendingAers.isEmpty()) {
+            discoveryEventPending = false;
+            discoveryEventMasked = true; // masked until the host reads the discovery log
+            // Type 2 (Notice), info F0h (Discovery Log Page Change), log page 70h
+            pendingAers.poll().complete(Status.SUCCESS, 0x2 | (0xF0 << 8) | (0x70 << 16));
+        }
         if (namespaceEventPending && !namespaceEventMasked && !pendingAers.isEmpty()) {
             namespaceEventPending = false;
             namespaceEventMasked = true; // masked until the host reads the Changed Namespace List
@@ -246,8 +297,8 @@ public final class Controller {
         return out;
     }
 
-    /** Counters summed over the queues, for the SMART log. */
-    long[] ioCounters() {
+    /** {read commands, write commands, bytes read, bytes written} summed over the queues (SMART log, statistics). */
+    public long[] ioCounters() {
         long[] sum = new long[4];
         for (QueueSession s : queues()) {
             if (s == null) continue;

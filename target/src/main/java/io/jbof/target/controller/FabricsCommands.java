@@ -233,7 +233,7 @@ final class FabricsCommands {
             int katoMs = kato == 0 && discovery ? 120_000 : kato;
             Controller c = target.controllers().create(subsystem, discovery, hostnqn, hostId, katoMs, target);
             if (c == null) {
-                log.warn("Connect from {} (host {}) refused: the limit of {} controllers is reached", peer, hostnqn, limits.maxControllers());
+                log.warn("Connect from {} (host {}) refused: the limit of {} controllers, or every controller ID of this target's range, is taken", peer, hostnqn, limits.maxControllers());
                 req.complete(Status.CONNECT_CONTROLLER_BUSY, 0);
                 return false;
             }
@@ -335,7 +335,7 @@ final class FabricsCommands {
                 try {
                     c.subsystem().forceAll();
                 } catch (IOException e) {
-                    log.error("flush on shutdown of controller {} failed", c.id(), e);
+                    log.error("flush on shutdown of controller {} (host {}, {}) failed", c.id(), c.hostNqn(), c.subsystem().nqn(), e);
                 }
                 session.queue().executor().execute(() -> {
                     c.setCsts((c.csts() & ~(0x3 << Properties.CSTS_SHST_SHIFT)) | (Properties.SHST_COMPLETE << Properties.CSTS_SHST_SHIFT));

@@ -29,7 +29,7 @@ final class IdentifyData {
         b.setByte(IdentifyController.MDTS, limits.mdtsField());
         b.setShortLE(IdentifyController.CNTLID, c.id());
         b.setIntLE(IdentifyController.VER, Properties.VERSION_1_3);
-        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? 0 : IdentifyController.OAES_NS_ATTRIBUTE);
+        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? IdentifyController.OAES_DISCOVERY_CHANGE : IdentifyController.OAES_NS_ATTRIBUTE);
         b.setIntLE(IdentifyController.CTRATT, IdentifyController.CTRATT_HOST_ID_128);
         b.setByte(IdentifyController.CNTRLTYPE, c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);
         b.setByte(IdentifyController.ACL, 3);

@@ -36,7 +36,8 @@ public final class TargetNamespace implements AutoCloseable {
     private final Path path;
     private final FileChannel channel;
     private final int blockSize;
-    private final long blocks;
+    /** Grows live (resize); read on every I/O's range check, so volatile. */
+    private volatile long blocks;
     private final boolean readOnly;
     private final UUID uuid;
     private final ExecutorService blockingExecutor;
@@ -86,6 +87,12 @@ public final class TargetNamespace implements AutoCloseable {
      * keeps its size: the target never truncates or grows a user's data; a device's size is its own.
      */
     public static TargetNamespace open(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn) throws IOException {
+        return open(nsid, path, sizeBytes, o, subsystemNqn, null);
+    }
+
+    /** As {@link #open(int, Path, long, Options, String)}, with the UUID the configuration stored (null: derived from NQN, NSID and path). */
+    public static TargetNamespace open(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn, UUID storedUuid) throws IOException {
+        UUID uuid = storedUuid != null ? storedUuid : uuidOf(subsystemNqn, nsid, path);
         int blockSize = o.blockSize();
         if (blockSize != 512 && blockSize != 4096) {
             throw new IllegalArgumentException("block size must be 512 or 4096, not " + blockSize);
@@ -94,7 +101,7 @@ public final class TargetNamespace implements AutoCloseable {
         if (exists && !Files.isRegularFile(path)) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             if (!a.isOther() || !isBlockDevice(path)) throw new IOException(path + " is neither a regular file nor a block device");
-            return openDevice(nsid, path, sizeBytes, o, subsystemNqn);
+            return openDevice(nsid, path, sizeBytes, o, uuid);
         }
         if (o.force()) throw new IllegalArgumentException("force is for block devices in use; " + path + " is a file");
         boolean readOnly = o.readOnly();
@@ -119,7 +126,7 @@ public final class TargetNamespace implements AutoCloseable {
             long blocks = ch.size() / blockSize;
             if (blocks == 0) throw new IOException(path + " is smaller than one " + blockSize + "-byte block");
             if (o.direct()) direct = DirectIo.open(path, readOnly, blockSize);
-            return new TargetNamespace(nsid, path, ch, blockSize, blocks, readOnly, uuidOf(subsystemNqn, nsid, path), null, direct);
+            return new TargetNamespace(nsid, path, ch, blockSize, blocks, readOnly, uuid, null, direct);
         } catch (IOException | RuntimeException e) {
             if (direct != null) direct.close();
             ch.close();
@@ -127,7 +134,7 @@ public final class TargetNamespace implements AutoCloseable {
         }
     }
 
-    private static TargetNamespace openDevice(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn) throws IOException {
+    private static TargetNamespace openDevice(int nsid, Path path, long sizeBytes, Options o, UUID uuid) throws IOException {
         BlockDevice dev = BlockDevice.open(path, !o.readOnly(), o.force());
         FileChannel ch = null;
         DirectIo direct = null;
@@ -146,7 +153,7 @@ public final class TargetNamespace implements AutoCloseable {
             if (readOnly && !o.readOnly()) log.warn("{} is a read-only block device: exported read-only", path);
             ch = openChannel(path, readOnly, false);
             if (o.direct()) direct = DirectIo.open(path, readOnly, bs);
-            return new TargetNamespace(nsid, path, ch, bs, blocks, readOnly, uuidOf(subsystemNqn, nsid, path), dev, direct);
+            return new TargetNamespace(nsid, path, ch, bs, blocks, readOnly, uuid, dev, direct);
         } catch (IOException | RuntimeException e) {
             if (direct != null) direct.close();
             if (ch != null) ch.close();
@@ -227,7 +234,7 @@ public final class TargetNamespace implements AutoCloseable {
     public int optimalIoBytes() { return device != null ? device.optimalIoBytes() : 0; }
     /** Whether deallocated blocks read as zeroes: yes for files (holes), not promised for devices (discard). */
     public boolean deallocatedReadZeroes() { return medium == null || medium.deallocatedReadZeroes(); }
-    /** Stable across restarts: derived from subsystem NQN, NSID and path. */
+    /** Stable across restarts: stored in the configuration, or derived from subsystem NQN, NSID and path. */
     public UUID uuid() { return uuid; }
 
     /** What identifies the file itself (device and inode), so one file named twice, or by a link, is recognised. */
@@ -298,6 +305,26 @@ public final class TargetNamespace implements AutoCloseable {
             while (z.hasRemaining()) position += channel().write(z, position);
             length -= n;
         }
+    }
+
+    /**
+     * Grows a file-backed namespace to {@code newSizeBytes} (sparse, durable before it is announced);
+     * never shrinks: blocks a host wrote would vanish under it. A device's size is its own.
+     */
+    public synchronized void grow(long newSizeBytes) throws IOException {
+        if (device != null) throw new IllegalArgumentException(path + " is a block device: its size is the device's own");
+        if (readOnly) throw new IllegalArgumentException("namespace " + nsid + " is read-only");
+        if (newSizeBytes % blockSize != 0) {
+            throw new IllegalArgumentException("size " + newSizeBytes + " is not a multiple of the block size " + blockSize);
+        }
+        long now = sizeBytes();
+        if (newSizeBytes < now) throw new IllegalArgumentException("namespace " + nsid + " has " + now + " bytes; it can grow, not shrink, to " + newSizeBytes);
+        if (newSizeBytes == now) return;
+        if (channel.size() < newSizeBytes) {
+            channel.write(ByteBuffer.allocate(1), newSizeBytes - 1);
+            channel.force(true);
+        }
+        blocks = newSizeBytes / blockSize;
     }
 
     /** Makes every acknowledged write durable (fdatasync). */

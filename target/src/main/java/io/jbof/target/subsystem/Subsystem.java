@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
@@ -24,8 +25,9 @@ public final class Subsystem implements AutoCloseable {
      * lock (a synchronized lookup was a monitor all loops contended for); changes are rare.
      */
     private volatile TreeMap<Integer, TargetNamespace> namespaces = new TreeMap<>();
-    private final boolean allowAnyHost;
-    private final Set<String> allowedHosts;
+    /** Changed live by the management API; read by every Connect. */
+    private volatile boolean allowAnyHost;
+    private volatile Set<String> allowedHosts;
     /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
     private final Map<String, DhchapKey[]> dhchapKeys = new ConcurrentHashMap<>();
 
@@ -33,7 +35,7 @@ public final class Subsystem implements AutoCloseable {
         this.nqn = nqn;
         this.model = model;
         this.allowAnyHost = allowAnyHost;
-        this.allowedHosts = Set.copyOf(allowedHosts);
+        this.allowedHosts = Collections.unmodifiableSet(new LinkedHashSet<>(allowedHosts));
         CRC32C crc = new CRC32C();
         crc.update(nqn.getBytes(StandardCharsets.UTF_8));
         this.serial = String.format("jbof%08x", crc.getValue());
@@ -48,6 +50,22 @@ public final class Subsystem implements AutoCloseable {
         TreeMap<Integer, TargetNamespace> next = new TreeMap<>(namespaces);
         next.put(ns.nsid(), ns);
         namespaces = next;
+    }
+
+    /** Takes the namespace out: new commands for its NSID fail with Invalid Namespace. Null when there is none. */
+    public synchronized TargetNamespace removeNamespace(int nsid) {
+        if (!namespaces.containsKey(nsid)) return null;
+        TreeMap<Integer, TargetNamespace> next = new TreeMap<>(namespaces);
+        TargetNamespace gone = next.remove(nsid);
+        namespaces = next;
+        return gone;
+    }
+
+    /** The lowest NSID not in use. */
+    public synchronized int freeNsid() {
+        int n = 1;
+        while (namespaces.containsKey(n)) n++;
+        return n;
     }
 
     public TargetNamespace namespace(int nsid) {
@@ -68,6 +86,28 @@ public final class Subsystem implements AutoCloseable {
     }
 
     public boolean allowsAnyHost() { return allowAnyHost; }
+
+    public void allowAnyHost(boolean any) { allowAnyHost = any; }
+
+    /** Lets {@code hostNqn} connect; false when it already could. */
+    public synchronized boolean addHost(String hostNqn) {
+        if (allowedHosts.contains(hostNqn)) return false;
+        Set<String> next = new LinkedHashSet<>(allowedHosts);
+        next.add(hostNqn);
+        allowedHosts = Collections.unmodifiableSet(next);
+        return true;
+    }
+
+    /** Stops {@code hostNqn} connecting (its keys go too); false when it was not allowed. */
+    public synchronized boolean removeHost(String hostNqn) {
+        dhchapKeys.remove(hostNqn);
+        tlsKeys.remove(hostNqn);
+        if (!allowedHosts.contains(hostNqn)) return false;
+        Set<String> next = new LinkedHashSet<>(allowedHosts);
+        next.remove(hostNqn);
+        allowedHosts = Collections.unmodifiableSet(next);
+        return true;
+    }
 
     /** Requires DH-HMAC-CHAP of {@code hostNqn} with {@code hostKey}; {@code ctrlKey} (or null) lets the host authenticate us too. */
     public void dhchapKeys(String hostNqn, DhchapKey hostKey, DhchapKey ctrlKey) {

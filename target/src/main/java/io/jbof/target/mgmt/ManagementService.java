@@ -1,0 +1,277 @@
+package io.jbof.target.mgmt;
+
+import io.jbof.target.TargetServer;
+import io.jbof.target.config.TargetConfig;
+import io.jbof.target.controller.Controller;
+import io.jbof.target.controller.PortInfo;
+import io.jbof.target.mgmt.ManagementException.Kind;
+import io.jbof.target.namespace.TargetNamespace;
+import io.jbof.target.subsystem.Subsystem;
+import io.jbof.util.Sizes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.UUID;
+
+/**
+ * The target's live configuration, changed one call at a time: each change is applied to the running
+ * target, recorded in the configuration it was started from, and (when it came from a file) that file
+ * is rewritten atomically before the call returns, so the file always loads into what is running.
+ */
+public final class ManagementService {
+    private static final Logger log = LoggerFactory.getLogger(ManagementService.class);
+
+    private final TargetServer target;
+    /** What is running, in the form {@code --config} loads; changed only under this object's monitor. */
+    private final TargetConfig config;
+    /** Where every change is saved; null when the target was configured by flags only (save_config writes on request). */
+    private final Path configFile;
+
+    public ManagementService(TargetServer target, TargetConfig config, Path configFile) {
+        this.target = target;
+        this.config = ConfigFile.copy(config);
+        this.configFile = configFile;
+        recordStartupIdentities();
+    }
+
+    /**
+     * NSIDs given by position and UUIDs derived from the path become explicit, so a saved file keeps
+     * them even when namespaces are later added, removed or moved.
+     */
+    private void recordStartupIdentities() {
+        for (TargetConfig.SubsystemConfig sc : config.subsystems) {
+            Subsystem s = target.subsystem(sc.nqn);
+            int next = 1;
+            for (TargetConfig.NamespaceConfig nc : sc.namespaces) {
+                if (nc.nsid == null) nc.nsid = next;
+                next = nc.nsid + 1;
+                TargetNamespace ns = s == null ? null : s.namespace(nc.nsid);
+                if (nc.uuid == null && ns != null) nc.uuid = ns.uuid().toString();
+            }
+        }
+    }
+
+    // ---- views (what nvmf_get_subsystems and friends return) ----
+
+    public record NamespaceView(int nsid, String path, long size, int blockSize, String uuid, boolean readOnly, boolean direct, boolean blockDevice) { }
+
+    public record ListenerView(String trtype, String adrfam, String traddr, String trsvcid) { }
+
+    public record SubsystemView(String nqn, String subtype, String modelNumber, String serialNumber, boolean allowAnyHost, List<String> hosts,
+                                List<NamespaceView> namespaces, List<ListenerView> listenAddresses, int controllers) { }
+
+    public record ControllerView(int cntlid, String subnqn, String hostnqn, int queues, long readCommands, long writeCommands,
+                                 long bytesRead, long bytesWritten) { }
+
+    public record Stats(List<ControllerView> controllers, long inflightBytes, long inflightLimit, long inflightWaits, long discoveryGeneration) { }
+
+    public record FolderCapacity(String folder, long totalBytes, long usableBytes, List<String> files) { }
+
+    public synchronized List<SubsystemView> subsystems() {
+        List<ListenerView> listeners = new ArrayList<>();
+        for (PortInfo p : target.ports()) {
+            listeners.add(new ListenerView(p.transport().id().toUpperCase(), p.ipv6() ? "IPv6" : "IPv4", p.address(), Integer.toString(p.port())));
+        }
+        List<SubsystemView> out = new ArrayList<>();
+        for (Subsystem s : target.subsystems()) {
+            List<NamespaceView> nss = new ArrayList<>();
+            for (TargetNamespace ns : s.namespaces()) {
+                nss.add(new NamespaceView(ns.nsid(), ns.path().toString(), ns.sizeBytes(), ns.blockSize(), ns.uuid().toString(), ns.readOnly(),
+                        ns.direct(), ns.blockDevice()));
+            }
+            out.add(new SubsystemView(s.nqn(), "NVMe", s.model(), s.serial(), s.allowsAnyHost(), List.copyOf(s.allowedHosts()), nss, listeners,
+                    target.controllersOf(s, null).size()));
+        }
+        return out;
+    }
+
+    public synchronized Stats stats() {
+        List<ControllerView> cs = new ArrayList<>();
+        for (Subsystem s : target.subsystems()) {
+            for (Controller c : target.controllersOf(s, null)) {
+                long[] io = c.ioCounters();
+                int queues = 0;
+                for (Object q : c.queues()) if (q != null) queues++;
+                cs.add(new ControllerView(c.id(), s.nqn(), c.hostNqn(), queues, io[0], io[1], io[2], io[3]));
+            }
+        }
+        return new Stats(cs, target.inflight().used(), target.inflight().limit(), target.inflight().waits(), target.discoveryGeneration());
+    }
+
+    /** Total and free space of each folder that holds namespace files (where new volumes would go). */
+    public synchronized List<FolderCapacity> capacity() {
+        Map<Path, List<String>> byFolder = new LinkedHashMap<>();
+        for (Subsystem s : target.subsystems()) {
+            for (TargetNamespace ns : s.namespaces()) {
+                if (ns.blockDevice()) continue;
+                Path dir = ns.path().toAbsolutePath().getParent();
+                byFolder.computeIfAbsent(dir, d -> new ArrayList<>()).add(ns.path().toString());
+            }
+        }
+        List<FolderCapacity> out = new ArrayList<>();
+        for (Map.Entry<Path, List<String>> e : byFolder.entrySet()) {
+            try {
+                FileStore fs = Files.getFileStore(e.getKey());
+                out.add(new FolderCapacity(e.getKey().toString(), fs.getTotalSpace(), fs.getUsableSpace(), e.getValue()));
+            } catch (IOException ex) {
+                throw new ManagementException(Kind.IO_ERROR, "cannot read the capacity of " + e.getKey() + ": " + ex.getMessage(), ex);
+            }
+        }
+        return out;
+    }
+
+    /** A copy of the running configuration. */
+    public synchronized TargetConfig configuration() {
+        return ConfigFile.copy(config);
+    }
+
+    // ---- changes ----
+
+    public synchronized void createSubsystem(String nqn, boolean allowAnyHost, String model) {
+        if (find(nqn) != null) throw new ManagementException(Kind.ALREADY_EXISTS, "subsystem " + nqn + " already exists");
+        TargetConfig.SubsystemConfig sc = new TargetConfig.SubsystemConfig();
+        sc.nqn = nqn;
+        sc.allowAnyHost = allowAnyHost;
+        if (model != null) sc.model = model;
+        apply(() -> target.addSubsystem(sc));
+        config.subsystems.add(sc);
+        persist("subsystem " + nqn + " created");
+    }
+
+    public synchronized void deleteSubsystem(String nqn) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        apply(() -> {
+            target.removeSubsystem(nqn);
+            return null;
+        });
+        config.subsystems.remove(sc);
+        persist("subsystem " + nqn + " deleted");
+    }
+
+    /** Adds a namespace; returns its NSID. A new UUID is generated unless one is given, and stored. */
+    public synchronized int addNamespace(String nqn, TargetConfig.NamespaceConfig nc) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        TargetConfig.NamespaceConfig stored = copy(nc);
+        if (stored.uuid == null) stored.uuid = UUID.randomUUID().toString();
+        int nsid = apply(() -> target.addNamespace(nqn, stored)).nsid();
+        stored.nsid = nsid;
+        sc.namespaces.add(stored);
+        persist("namespace " + nsid + " of " + nqn + " added");
+        return nsid;
+    }
+
+    public synchronized void removeNamespace(String nqn, int nsid) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        boolean removed = apply(() -> target.removeNamespace(nqn, nsid));
+        if (!removed) throw new ManagementException(Kind.NOT_FOUND, "subsystem " + nqn + " has no namespace " + nsid);
+        sc.namespaces.removeIf(n -> n.nsid != null && n.nsid == nsid);
+        persist("namespace " + nsid + " of " + nqn + " removed");
+    }
+
+    /** Grows a namespace to {@code sizeBytes}; returns its size now. */
+    public synchronized long resizeNamespace(String nqn, int nsid, long sizeBytes) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        long size = apply(() -> target.growNamespace(nqn, nsid, sizeBytes)).sizeBytes();
+        for (TargetConfig.NamespaceConfig n : sc.namespaces) if (n.nsid != null && n.nsid == nsid) n.size = Long.toString(size);
+        persist("namespace " + nsid + " of " + nqn + " resized to " + Sizes.format(size));
+        return size;
+    }
+
+    public synchronized void addHost(String nqn, String hostNqn) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        apply(() -> target.addHost(nqn, hostNqn));
+        if (!sc.hosts.contains(hostNqn)) sc.hosts.add(hostNqn);
+        persist("host " + hostNqn + " allowed on " + nqn);
+    }
+
+    public synchronized void removeHost(String nqn, String hostNqn) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        boolean known = sc.hosts.contains(hostNqn) || sc.dhchapSecrets.containsKey(hostNqn) || sc.tlsKeys.containsKey(hostNqn);
+        if (!known) throw new ManagementException(Kind.NOT_FOUND, "host " + hostNqn + " is not allowed on " + nqn);
+        apply(() -> target.removeHost(nqn, hostNqn));
+        sc.hosts.remove(hostNqn);
+        sc.dhchapSecrets.remove(hostNqn);
+        sc.dhchapCtrlSecrets.remove(hostNqn);
+        sc.tlsKeys.remove(hostNqn);
+        persist("host " + hostNqn + " removed from " + nqn);
+    }
+
+    public synchronized void allowAnyHost(String nqn, boolean any) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        apply(() -> {
+            target.allowAnyHost(nqn, any);
+            return null;
+        });
+        sc.allowAnyHost = any;
+        persist("subsystem " + nqn + (any ? " lets any host in" : " lets only its hosts in"));
+    }
+
+    /** Writes the running configuration to {@code file} (atomically); returns it. */
+    public synchronized TargetConfig save(Path file) {
+        try {
+            ConfigFile.write(file, config);
+        } catch (IOException e) {
+            throw new ManagementException(Kind.IO_ERROR, "cannot save the configuration to " + file + ": " + e.getMessage(), e);
+        }
+        return ConfigFile.copy(config);
+    }
+
+    /** The file every change is saved to, or null. */
+    public Path configFile() { return configFile; }
+
+    // ---- helpers ----
+
+    /** A live change that may fail: its exceptions become typed management errors. */
+    private interface Change<T> {
+        T run() throws IOException;
+    }
+
+    private static <T> T apply(Change<T> change) {
+        try {
+            return change.run();
+        } catch (NoSuchElementException e) {
+            throw new ManagementException(Kind.NOT_FOUND, e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            throw new ManagementException(Kind.ALREADY_EXISTS, e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new ManagementException(Kind.INVALID_PARAMS, e.getMessage(), e);
+        } catch (IOException e) {
+            throw new ManagementException(Kind.IO_ERROR, e.getMessage(), e);
+        }
+    }
+
+    private void persist(String what) {
+        log.debug("{}", what);
+        if (configFile == null) return;
+        try {
+            ConfigFile.write(configFile, config);
+        } catch (IOException e) {
+            throw new ManagementException(Kind.IO_ERROR, what + " on the running target, but saving " + configFile + " failed: " + e.getMessage()
+                    + "; fix that and call save_config", e);
+        }
+    }
+
+    private TargetConfig.SubsystemConfig find(String nqn) {
+        for (TargetConfig.SubsystemConfig sc : config.subsystems) if (sc.nqn.equals(nqn)) return sc;
+        return null;
+    }
+
+    private TargetConfig.SubsystemConfig existing(String nqn) {
+        TargetConfig.SubsystemConfig sc = find(nqn);
+        if (sc == null) throw new ManagementException(Kind.NOT_FOUND, "no subsystem " + nqn);
+        return sc;
+    }
+
+    private static TargetConfig.NamespaceConfig copy(TargetConfig.NamespaceConfig nc) {
+        return ConfigFile.JSON.convertValue(nc, TargetConfig.NamespaceConfig.class);
+    }
+}

@@ -86,7 +86,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         int[] ids = cfg.cntlidBounds();
         this.controllers = new ControllerRegistry(cfg.maxControllers, ids[0], ids[1]);
-        this.loopbackOnly = cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
+        this.loopbackOnly = loopbackOnly(cfg);
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         if (transport == TransportType.RDMA) {
@@ -148,15 +148,18 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         if (cfg.inCapsuleData < 0 || cfg.inCapsuleData > 1 << 20 || cfg.inCapsuleData % 16 != 0) {
             throw new IllegalArgumentException("in-capsule data size must be a multiple of 16 up to 1 MiB, not " + cfg.inCapsuleData);
         }
-        boolean loopbackOnly = cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
         Set<String> nqns = new HashSet<>();
         for (TargetConfig.SubsystemConfig s : cfg.subsystems) {
-            validate(s, loopbackOnly);
+            validate(s, loopbackOnly(cfg));
             if (!nqns.add(s.nqn)) throw new IllegalArgumentException("subsystem " + s.nqn + " is configured twice");
             if (s.namespaces.isEmpty() && !managed) {
                 throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
             }
         }
+    }
+
+    private static boolean loopbackOnly(TargetConfig cfg) {
+        return cfg.listen.stream().map(ListenAddress::parse).allMatch(ListenAddress::isLoopback);
     }
 
     /** What one subsystem's configuration must satisfy, at start and when the management API adds it. */
@@ -225,7 +228,10 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         subsystems = next;
     }
 
-    /** Opens a namespace of {@code s} ({@code nsid} when the configuration names none) and adds it. */
+    /**
+     * Opens a namespace of {@code s} ({@code nsidIfUnset} when the configuration names none) and adds it. The
+     * NSID and UUID it got are written back into {@code nc}, so a saved configuration keeps them.
+     */
     private TargetNamespace openNamespace(Subsystem s, TargetConfig.NamespaceConfig nc, int nsidIfUnset) throws IOException {
         int nsid = nc.nsid != null ? nc.nsid : nsidIfUnset;
         if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
@@ -247,6 +253,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             ns.close();
             throw e;
         }
+        nc.nsid = nsid;
+        nc.uuid = ns.uuid().toString();
         return ns;
     }
 

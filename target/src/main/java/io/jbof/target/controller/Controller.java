@@ -224,17 +224,18 @@ public final class Controller {
 
     /** From any thread: a namespace of this subsystem was added, removed or resized; the admin queue's thread tells the host. */
     public void notifyNamespaceChanged(int nsid) {
+        onAdminThread(() -> namespaceChanged(nsid));
+    }
+
+    /** Runs {@code r} on the admin queue's thread, where the event state lives; nothing once the controller is gone. */
+    private void onAdminThread(Runnable r) {
         QueueSession a;
         synchronized (this) {
             if (destroyed || admin == null) return;
             a = admin;
         }
-        onAdminThread(a, () -> namespaceChanged(nsid));
-    }
-
-    private static void onAdminThread(QueueSession admin, Runnable r) {
         try {
-            admin.queue().executor().execute(r);
+            a.queue().executor().execute(r);
         } catch (RejectedExecutionException e) {
             // the loop is shutting down, and the controller with it
         }
@@ -242,12 +243,8 @@ public final class Controller {
 
     /** From any thread: the discovery log changed; a discovery controller that asked to hear of it is told by AER. */
     public void notifyDiscoveryChanged() {
-        QueueSession a;
-        synchronized (this) {
-            if (destroyed || admin == null || !discovery) return;
-            a = admin;
-        }
-        onAdminThread(a, () -> {
+        if (!discovery) return;
+        onAdminThread(() -> {
             if ((asyncEventConfig & (1 << 31)) != 0) discoveryEventPending = true;
             deliverEvents();
         });

@@ -36,28 +36,11 @@ public final class ManagementService {
     /** Where every change is saved; null when the target was configured by flags only (save_config writes on request). */
     private final Path configFile;
 
+    /** {@code config}: what {@code target} was started from (the start wrote its NSIDs and UUIDs into it). */
     public ManagementService(TargetServer target, TargetConfig config, Path configFile) {
         this.target = target;
         this.config = ConfigFile.copy(config);
         this.configFile = configFile;
-        recordStartupIdentities();
-    }
-
-    /**
-     * NSIDs given by position and UUIDs derived from the path become explicit, so a saved file keeps
-     * them even when namespaces are later added, removed or moved.
-     */
-    private void recordStartupIdentities() {
-        for (TargetConfig.SubsystemConfig sc : config.subsystems) {
-            Subsystem s = target.subsystem(sc.nqn);
-            int next = 1;
-            for (TargetConfig.NamespaceConfig nc : sc.namespaces) {
-                if (nc.nsid == null) nc.nsid = next;
-                next = nc.nsid + 1;
-                TargetNamespace ns = s == null ? null : s.namespace(nc.nsid);
-                if (nc.uuid == null && ns != null) nc.uuid = ns.uuid().toString();
-            }
-        }
     }
 
     // ---- views (what nvmf_get_subsystems and friends return) ----
@@ -162,8 +145,7 @@ public final class ManagementService {
         TargetConfig.SubsystemConfig sc = existing(nqn);
         TargetConfig.NamespaceConfig stored = copy(nc);
         if (stored.uuid == null) stored.uuid = UUID.randomUUID().toString();
-        int nsid = apply(() -> target.addNamespace(nqn, stored)).nsid();
-        stored.nsid = nsid;
+        int nsid = apply(() -> target.addNamespace(nqn, stored)).nsid(); // stored now holds the NSID it got
         sc.namespaces.add(stored);
         persist("namespace " + nsid + " of " + nqn + " added");
         return nsid;

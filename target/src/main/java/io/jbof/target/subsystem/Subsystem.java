@@ -91,9 +91,8 @@ public final class Subsystem implements AutoCloseable {
 
     /** Lets {@code hostNqn} connect; false when it already could. */
     public synchronized boolean addHost(String hostNqn) {
-        if (allowedHosts.contains(hostNqn)) return false;
         Set<String> next = new LinkedHashSet<>(allowedHosts);
-        next.add(hostNqn);
+        if (!next.add(hostNqn)) return false;
         allowedHosts = Collections.unmodifiableSet(next);
         return true;
     }
@@ -102,9 +101,8 @@ public final class Subsystem implements AutoCloseable {
     public synchronized boolean removeHost(String hostNqn) {
         dhchapKeys.remove(hostNqn);
         tlsKeys.remove(hostNqn);
-        if (!allowedHosts.contains(hostNqn)) return false;
         Set<String> next = new LinkedHashSet<>(allowedHosts);
-        next.remove(hostNqn);
+        if (!next.remove(hostNqn)) return false;
         allowedHosts = Collections.unmodifiableSet(next);
         return true;
     }

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -36,6 +37,22 @@ class KeepAliveAndLimitsTest {
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError(what + " did not happen within " + seconds + " s");
             Thread.sleep(20);
+        }
+    }
+
+    /** Whether every thread of {@code pid} is in state T (stopped), from /proc/PID/task/TID/stat. */
+    private static boolean allThreadsStopped(long pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.allMatch(task -> {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+                } catch (IOException gone) {
+                    return true; // the thread ended
+                }
+            });
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -77,6 +94,8 @@ class KeepAliveAndLimitsTest {
             ConnectOptions o = ConnectOptions.builder().port(t.port).subsystemNqn(NQN).ioQueues(1).commandTimeoutMillis(1500).build();
             try (NvmeController c = NvmeController.connect(o)) {
                 signal(t.process.pid(), "STOP");
+                // kill returns once the signal is sent; each of the JVM's threads stops when it next runs: wait until all have.
+                await(() -> allThreadsStopped(t.process.pid()), 30, "every thread of the target stopping");
                 try {
                     ByteBuf b = Unpooled.buffer(4096);
                     IOException e = assertThrows(IOException.class, () -> c.namespace(1).readBlocking(0, 1, b));

@@ -21,6 +21,12 @@ wait_for() {
   return 1
 }
 
+# step NAME: tell the host this side is ready for NAME, then wait (bounded) until the host says it is done.
+step() {
+  touch "/results/guest-$1"
+  wait_for 300 test -f "/results/host-$1" || { fail "host finished step $1 (see host.log)"; return 1; }
+}
+
 # The kernel host's view of a connected jbof target, scenario-independent.
 # TRANSPORT (tcp or rdma) picks the kernel host driver.
 linux_host_checks() {

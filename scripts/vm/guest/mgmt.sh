@@ -1,11 +1,6 @@
 # mgmt: the kernel host stays connected to the jbof target on the host while the host changes the target
 # through its management API (scripts/jbof-ctl); each step is a file in /results that the other side waits for.
 . /jbof/scripts/vm/guest/lib.sh
-# step NAME: tell the host this side is ready for NAME, then wait (bounded) until the host says it is done.
-step() {
-  touch "/results/guest-$1"
-  wait_for 300 test -f "/results/host-$1" || { fail "host finished step $1 (see host.log)"; return 1; }
-}
 modprobe nvme-tcp
 check "nvme connect -t tcp" nvme connect -t tcp -a "$TARGET_ADDR" -s "$TARGET_PORT" -n "$NQN" || exit 0
 wait_for 30 test -b /dev/nvme0n2 || fail "namespaces appear as /dev/nvme0n1 and /dev/nvme0n2"

@@ -75,11 +75,11 @@ class ManagementApiTest {
     void start(String... files) throws Exception {
         Path[] paths = new Path[files.length];
         for (int i = 0; i < files.length; i++) paths[i] = dir.resolve(files[i]);
-        TargetConfig cfg = TestTargets.config(NQN, paths);
-        target = TargetServer.start(cfg, true);
-        configFile = dir.resolve("target.json");
-        socket = dir.resolve("rpc.sock");
-        rpc = RpcSocketServer.start(socket, new JsonRpcDispatcher(new ManagementService(target, cfg, configFile)));
+        ManagedTarget m = ManagedTarget.start(TestTargets.config(NQN, paths), dir);
+        target = m.target;
+        rpc = m.rpc;
+        socket = m.socket;
+        configFile = m.configFile;
     }
 
     @AfterEach

@@ -27,6 +27,10 @@ public final class IdentifyController {
     public static final int ELPE = 262;
     public static final int NPSS = 263;
     public static final int KAS = 320;
+    public static final int ANATT = 342;
+    public static final int ANACAP = 343;
+    public static final int ANAGRPMAX = 344;
+    public static final int NANAGRPID = 348;
     public static final int SQES = 512;
     public static final int CQES = 513;
     public static final int MAXCMD = 514;
@@ -38,6 +42,7 @@ public final class IdentifyController {
     public static final int AWUN = 526;
     public static final int AWUPF = 528;
     public static final int SGLS = 536;
+    public static final int MNAN = 540;
     public static final int SUBNQN = 768;
     public static final int IOCCSZ = 1792;
     public static final int IORCSZ = 1796;
@@ -51,6 +56,14 @@ public final class IdentifyController {
     public static final int CNTRLTYPE_DISCOVERY = 2;
 
     public static final int CTRATT_HOST_ID_128 = 1;
+    /** CMIC: may have several ports, several controllers, and reports Asymmetric Namespace Access. */
+    public static final int CMIC_MULTI_PORT = 1;
+    public static final int CMIC_MULTI_CONTROLLER = 1 << 1;
+    public static final int CMIC_ANA = 1 << 3;
+    /** ANACAP: reports optimized, non-optimized, inaccessible, persistent loss and change states. */
+    public static final int ANACAP_ALL_STATES = 0x1F;
+    /** OAES: ANA Change notices. */
+    public static final int OAES_ANA_CHANGE = 1 << 11;
     public static final int OAES_NS_ATTRIBUTE = 1 << 8;
     /** Discovery controllers: Discovery Log Page Change notices. */
     public static final int OAES_DISCOVERY_CHANGE = 1 << 31;

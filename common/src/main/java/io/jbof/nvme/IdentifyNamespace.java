@@ -13,11 +13,15 @@ public final class IdentifyNamespace {
     public static final int NSFEAT_OPTPERF = 1 << 4;
     public static final int NLBAF = 25;
     public static final int FLBAS = 26;
+    /** Namespace Multi-path I/O and Sharing: bit 0, may be attached to several controllers. */
+    public static final int NMIC = 30;
     public static final int DLFEAT = 33;
     /** Preferred write granularity and alignment, optimal write size (0's based, in logical blocks). */
     public static final int NPWG = 64;
     public static final int NPWA = 66;
     public static final int NOWS = 72;
+    /** The namespace's ANA group (u32). */
+    public static final int ANAGRPID = 92;
     public static final int NSATTR = 99;
     public static final int NGUID = 104;
     public static final int EUI64 = 120;

@@ -41,6 +41,7 @@ public final class Opcodes {
     public static final int LOG_SMART_HEALTH = 0x02;
     public static final int LOG_FIRMWARE_SLOT = 0x03;
     public static final int LOG_CHANGED_NAMESPACES = 0x04;
+    public static final int LOG_ANA = 0x0C;
     public static final int LOG_DISCOVERY = 0x70;
 
     // Feature identifiers

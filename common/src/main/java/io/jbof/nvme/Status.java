@@ -58,6 +58,11 @@ public final class Status {
     public static final int WRITE_FAULT = 0x280;
     public static final int UNRECOVERED_READ_ERROR = 0x281;
 
+    // Path related status (SCT 3): the host retries on another path (Linux fails the I/O over)
+    public static final int ANA_PERSISTENT_LOSS = 0x301;
+    public static final int ANA_INACCESSIBLE = 0x302;
+    public static final int ANA_TRANSITION = 0x303;
+
     public static int dnr(int status) {
         return status | DNR;
     }

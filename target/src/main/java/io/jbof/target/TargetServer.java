@@ -21,7 +21,9 @@ import io.jbof.target.controller.QueueSession;
 import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.TargetLimits;
 import io.jbof.target.namespace.TargetNamespace;
+import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
+import io.jbof.nvme.AnaState;
 import io.jbof.target.transport.rdma.RdmaTargetOptions;
 import io.jbof.target.transport.rdma.RdmaTargetTransport;
 import io.jbof.transport.tcp.Pdu;
@@ -65,12 +67,16 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     /** Copy on write: Connects and discovery read it from every event loop; the management API changes it rarely. */
     private volatile Map<String, Subsystem> subsystems = new LinkedHashMap<>();
     private final AtomicLong discoveryGeneration = new AtomicLong(1);
-    private final boolean loopbackOnly;
+    private volatile boolean loopbackOnly;
     private final Subsystem discovery = new Subsystem(Nqn.DISCOVERY, "jbof discovery", true, Set.of());
     private final TargetLimits limits;
     private final ControllerRegistry controllers;
-    private final List<PortInfo> ports = new ArrayList<>();
-    private final List<InetSocketAddress> bound = new ArrayList<>();
+    private final TargetPorts ports = new TargetPorts();
+    private final List<InetSocketAddress> bound = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Built once the first port listens; every later port's queues dispatch through it too. */
+    private CommandSet commands;
+    /** Subsystems that let any host in only because the target listened on loopback alone (no listener beyond it may be added). */
+    private final Set<String> anyHostByDefault = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final TcpTargetTransport tcp;
     private final TransportType transport;
     private final TlsMode tlsMode;
@@ -78,6 +84,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private final RdmaTargetTransport rdma;
     private final InflightBudget inflight;
     private volatile boolean closed;
+    /** The target's listen addresses as configured; port i + 1 is the i-th. */
+    private final List<String> listenSpecs = new ArrayList<>();
 
     private TargetServer(TargetConfig cfg) throws IOException {
         this.transport = TransportType.parse(cfg.transport);
@@ -87,6 +95,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         int[] ids = cfg.cntlidBounds();
         this.controllers = new ControllerRegistry(cfg.maxControllers, ids[0], ids[1]);
         this.loopbackOnly = loopbackOnly(cfg);
+        for (String l : cfg.listen) listenSpecs.add(l.trim());
         this.inflight = new InflightBudget(cfg.maxInflightBytes == null ? 0 : Sizes.parse(cfg.maxInflightBytes));
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         if (transport == TransportType.RDMA) {
@@ -197,6 +206,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         hosts.addAll(sc.dhchapSecrets.keySet());
         hosts.addAll(sc.tlsKeys.keySet());
         Subsystem s = new Subsystem(sc.nqn, sc.model, any, hosts);
+        if (sc.allowAnyHost == null && any) anyHostByDefault.add(sc.nqn);
+        openListeners(s, sc);
         for (Map.Entry<String, String> e : sc.tlsKeys.entrySet()) {
             s.tlsKey(e.getKey(), secret(e.getValue(), "--tls-key for " + e.getKey(), TlsPskKey::parse));
         }
@@ -222,6 +233,36 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         return s;
     }
 
+    /**
+     * The subsystem's listeners: on the ports its {@code listen} names (every port when it names none),
+     * with the ANA states it configures. Ports are numbered 1.. in the order of the target's listen list,
+     * then in the order the management API adds them.
+     */
+    private void openListeners(Subsystem s, TargetConfig.SubsystemConfig sc) {
+        List<Integer> ids = new ArrayList<>();
+        if (sc.listen == null) {
+            for (int i = 1; i <= listenSpecs.size(); i++) ids.add(i);
+            for (PortInfo p : ports.all()) if (!ids.contains(p.portId())) ids.add(p.portId());
+        } else {
+            for (String l : sc.listen) ids.add(portIdOf(l, sc.nqn));
+        }
+        for (int id : ids) s.addListener(new Listener(id));
+        for (TargetConfig.AnaConfig a : sc.ana) {
+            Listener l = s.listener(portIdOf(a.listen, sc.nqn));
+            if (l == null) throw new IllegalArgumentException("subsystem " + sc.nqn + " sets an ANA state on " + a.listen + ", which it does not listen on");
+            l.state(a.group, AnaState.parse(a.state));
+        }
+    }
+
+    /** The port ID of a listen address: configured at start (by position) or bound since. */
+    private int portIdOf(String listen, String nqn) {
+        for (int i = 0; i < listenSpecs.size(); i++) if (listenSpecs.get(i).equals(listen.trim())) return i + 1;
+        PortInfo p = ports.find(listen);
+        if (p == null) throw new IllegalArgumentException("subsystem " + nqn + " names listen address " + listen
+                + ", which the target does not listen on (its addresses: " + String.join(", ", listenSpecs) + ")");
+        return p.portId();
+    }
+
     private synchronized void publish(Subsystem s) {
         Map<String, Subsystem> next = new LinkedHashMap<>(subsystems);
         if (next.putIfAbsent(s.nqn(), s) != null) throw new IllegalStateException("subsystem " + s.nqn() + " already exists");
@@ -234,7 +275,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
      */
     private TargetNamespace openNamespace(Subsystem s, TargetConfig.NamespaceConfig nc, int nsidIfUnset) throws IOException {
         int nsid = nc.nsid != null ? nc.nsid : nsidIfUnset;
-        if (nsid < 1 || nsid == 0xFFFFFFFF) throw new IllegalArgumentException("NSID " + nsid + " is invalid");
+        if (nsid < 1 || nsid > TargetLimits.MAX_NAMESPACES) {
+            throw new IllegalArgumentException("NSID " + nsid + " is invalid: a subsystem's NSIDs are 1.." + TargetLimits.MAX_NAMESPACES);
+        }
         if (s.namespace(nsid) != null) throw new IllegalStateException("NSID " + nsid + " is already used in " + s.nqn());
         long size = nc.size == null ? 0 : Sizes.parse(nc.size);
         if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + s.nqn() + " has no path");
@@ -247,6 +290,10 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 // Two namespaces over one file would alias each other's blocks behind the hosts' backs.
                 throw new IllegalStateException("namespace file " + nc.path + " is already " + earlier
                         + "; namespace " + nsid + " of " + s.nqn() + " needs a file of its own");
+            }
+            if (nc.anaGroup != null) {
+                Listener.checkGroup(nc.anaGroup);
+                ns.anaGroup(nc.anaGroup);
             }
             s.addNamespace(ns);
         } catch (IOException | RuntimeException e) {
@@ -314,6 +361,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         synchronized (s) {
             ns = openNamespace(s, nc, s.freeNsid());
         }
+        s.anaChanged(); // a group gained a member
         for (Controller c : controllersOf(s, null)) c.notifyNamespaceChanged(ns.nsid());
         log.info("namespace {} of {} added: {}", ns.nsid(), nqn, ns.path());
         return ns;
@@ -324,6 +372,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         Subsystem s = existing(nqn);
         TargetNamespace ns = s.removeNamespace(nsid);
         if (ns == null) return false;
+        s.anaChanged();
         List<Controller> cs = controllersOf(s, null);
         for (Controller c : cs) c.notifyNamespaceChanged(nsid);
         drain(loopsOf(cs)); // every queue has finished dispatching to it before its files close
@@ -372,11 +421,117 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     /** Lets every host connect, or only the allowed ones (controllers of hosts no longer allowed are torn down). */
     public void allowAnyHost(String nqn, boolean any) {
         Subsystem s = existing(nqn);
+        anyHostByDefault.remove(nqn); // the operator has said so now
         s.allowAnyHost(any);
         discoveryChanged();
         if (!any) {
             for (Controller c : controllersOf(s, null)) if (!s.allows(c.hostNqn())) c.tearDown("host " + c.hostNqn() + " no longer allowed on " + nqn);
         }
+    }
+
+    /**
+     * Makes a subsystem reachable on {@code listen}, binding that address first when the target does not
+     * listen there yet; returns the port. A port beyond loopback is refused for a subsystem that lets any
+     * host in only because the target was on loopback alone.
+     */
+    public PortInfo addListener(String nqn, String listen) throws IOException {
+        Subsystem s = existing(nqn);
+        ListenAddress a = ListenAddress.parse(listen);
+        if (!a.isLoopback() && s.allowsAnyHost() && anyHostByDefault.contains(nqn)) {
+            throw new IllegalArgumentException("subsystem " + nqn + " lets any host in only because the target listened on loopback alone:"
+                    + " allow its hosts (add-host), or allow any host explicitly, before it listens on " + listen);
+        }
+        PortInfo p;
+        synchronized (this) {
+            p = ports.find(listen);
+            if (p == null) {
+                if (a.port() == 0) throw new IllegalArgumentException("name the port to listen on (" + listen + " has port 0)");
+                try {
+                    p = bind(ports.nextId(), TargetPorts.text(new PortInfo(0, transport, a.host(), a.port(), a.host().contains(":"))));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while binding " + listen, e);
+                }
+                if (!a.isLoopback()) loopbackOnly = false;
+                log.info("listening on {} (port {})", TargetPorts.text(p), p.portId());
+            }
+            if (!s.addListener(new Listener(p.portId()))) throw new IllegalStateException("subsystem " + nqn + " already listens on " + listen);
+        }
+        discoveryChanged();
+        log.info("subsystem {} listens on {}", nqn, TargetPorts.text(p));
+        return p;
+    }
+
+    /** Takes a port from a subsystem: hosts connected through it lose their controllers; the port stays open for the others. */
+    public PortInfo removeListener(String nqn, String listen) {
+        Subsystem s = existing(nqn);
+        PortInfo p = ports.find(listen);
+        Listener l = p == null ? null : s.removeListener(p.portId());
+        if (l == null) throw new NoSuchElementException("subsystem " + nqn + " does not listen on " + listen);
+        discoveryChanged();
+        int gone = 0;
+        for (Controller c : controllersOf(s, null)) {
+            if (c.listener() == l) {
+                c.tearDown("subsystem " + nqn + " no longer listens on " + listen);
+                gone++;
+            }
+        }
+        log.info("subsystem {} no longer listens on {}; {} controller(s) torn down", nqn, TargetPorts.text(p), gone);
+        return p;
+    }
+
+    /** Sets the ANA state of one group as hosts on one listener see it; those hosts get the ANA change notice. Returns the port. */
+    public PortInfo setAnaState(String nqn, String listen, int group, AnaState state) {
+        Subsystem s = existing(nqn);
+        Listener.checkGroup(group);
+        PortInfo p = ports.find(listen);
+        Listener l = p == null ? null : s.listener(p.portId());
+        if (l == null) throw new NoSuchElementException("subsystem " + nqn + " does not listen on " + listen);
+        if (l.state(group, state)) {
+            s.anaChanged();
+            for (Controller c : controllersOf(s, null)) if (c.listener() == l) c.notifyAnaChanged();
+            log.info("ANA group {} of {} on {} is now {}", group, nqn, TargetPorts.text(p), state.id());
+        }
+        return p;
+    }
+
+    /**
+     * Before a planned stop: every listener reads inaccessible (hosts with another path move to it, as
+     * Linux's multipath does on the ANA change notice or the first path error), then waits until no
+     * Read or Write has arrived for {@code quietMillis} and none is in flight, at most {@code timeoutMillis}.
+     * Returns the milliseconds it took.
+     */
+    public long drainForShutdown(long timeoutMillis, long quietMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        for (Subsystem s : subsystems.values()) {
+            for (Listener l : s.listeners()) l.draining(true);
+            s.anaChanged();
+            for (Controller c : controllersOf(s, null)) c.notifyAnaChanged();
+        }
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long last = ioCommandsSeen();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(50); // polling a counter: the hosts' moves send no event to wait on
+            long now = ioCommandsSeen();
+            if (now != last || inflight.used() > 0) {
+                last = now;
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince >= TimeUnit.MILLISECONDS.toNanos(quietMillis)) {
+                break;
+            }
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    /** Reads and Writes dispatched so far, over every controller. */
+    private long ioCommandsSeen() {
+        long n = 0;
+        for (Controller c : controllers.all()) {
+            long[] io = c.ioCounters();
+            n += io[0] + io[1];
+        }
+        return n;
     }
 
     /** The discovery log changed: its generation counter moves and discovery controllers that asked are told. */
@@ -474,24 +629,28 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     private void listen(TargetConfig cfg) throws IOException, InterruptedException {
-        CommandSet commands = new CommandSet(this, inflight);
-        int portId = 1;
-        for (String l : cfg.listen) {
-            ListenAddress a = ListenAddress.parse(l);
-            InetSocketAddress addr = a.resolve();
-            InetSocketAddress got;
-            try {
-                got = rdma != null ? rdma.listen(addr, queue -> new QueueSession(queue, commands))
-                        : tcp.listen(addr, queue -> new QueueSession(queue, commands));
-            } catch (Exception e) {
-                if (addressInUse(e)) {
-                    throw new IOException("cannot listen on " + l + ": the address is in use (another target running? pick another port with --listen)", e);
-                }
-                throw new IOException("cannot listen on " + l + ": " + e.getMessage(), e);
+        commands = new CommandSet(this, inflight);
+        for (int i = 0; i < cfg.listen.size(); i++) bind(i + 1, cfg.listen.get(i).trim());
+    }
+
+    /** Starts listening on {@code spec} as port {@code portId}. */
+    private PortInfo bind(int portId, String spec) throws IOException, InterruptedException {
+        InetSocketAddress addr = ListenAddress.parse(spec).resolve();
+        InetSocketAddress got;
+        try {
+            got = rdma != null ? rdma.listen(addr, queue -> new QueueSession(queue, commands, portId))
+                    : tcp.listen(addr, queue -> new QueueSession(queue, commands, portId));
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) throw (InterruptedException) e;
+            if (addressInUse(e)) {
+                throw new IOException("cannot listen on " + spec + ": the address is in use (another target running? pick another port with --listen)", e);
             }
-            bound.add(got);
-            ports.add(new PortInfo(portId++, transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode));
+            throw new IOException("cannot listen on " + spec + ": " + e.getMessage(), e);
         }
+        bound.add(got);
+        PortInfo p = new PortInfo(portId, transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode);
+        ports.add(p, spec);
+        return p;
     }
 
     public List<InetSocketAddress> boundAddresses() {
@@ -515,7 +674,15 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     /** The target-wide bound on data in flight (and what it saw). */
     public InflightBudget inflight() { return inflight; }
-    @Override public List<PortInfo> ports() { return ports; }
+    @Override public List<PortInfo> ports() { return ports.all(); }
+
+    /** The listen address a port was configured with (as the saved configuration names it). */
+    public String portSpec(int portId) { return ports.spec(portId); }
+
+    public PortInfo port(int portId) {
+        for (PortInfo p : ports.all()) if (p.portId() == portId) return p;
+        return null;
+    }
     @Override public long discoveryGeneration() { return discoveryGeneration.get(); }
 
     /** Stops accepting, drops every controller, flushes and closes the namespaces. */

@@ -4,6 +4,7 @@ import sun.misc.Signal;
 import io.jbof.target.TargetServer;
 import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
+import io.jbof.target.metrics.MetricsServer;
 import io.jbof.target.mgmt.JsonRpcDispatcher;
 import io.jbof.target.mgmt.ManagementService;
 import io.jbof.target.mgmt.RpcHttpServer;
@@ -129,8 +130,20 @@ public final class TargetMain implements Callable<Integer> {
             description = "Controller IDs this target hands out (as nvmet's cntlid_min/max; default 1-65519): give each target serving one subsystem its own range.")
     String cntlidRange;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics at http://HOST:PORT/metrics (I/O per namespace and operation, latency histograms, errors by status, controllers, queues, connections, data in flight).")
+    String metrics;
+
+    @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "0",
+            description = "On SIGTERM, first mark every listener ANA inaccessible and wait (up to this long) until hosts stop sending"
+                    + " I/O here, so multipath hosts move to their other paths before the target goes (default 0: stop at once).")
+    int drainTimeout;
+
     @Option(names = {"-v", "--verbose"}, description = "Log connections and protocol detail to stderr.")
     boolean verbose;
+
+    /** No Read or Write for this long after the listeners went inaccessible: the hosts have moved. */
+    static final long DRAIN_QUIET_MILLIS = 1000;
 
     public static void main(String[] args) {
         boolean verbose = false;
@@ -240,11 +253,14 @@ public final class TargetMain implements Callable<Integer> {
         TargetServer server = TargetServer.start(cfg, managed());
         RpcSocketServer rpc = null;
         RpcHttpServer http = null;
+        MetricsServer prometheus = null;
         try {
             ManagementService m = new ManagementService(server, cfg, config);
             rpc = startManagement(m, server);
             if (rpcListen != null) http = RpcHttpServer.start(rpcListen, SecretText.resolve(rpcToken), rpcTlsCert, rpcTlsKey, new JsonRpcDispatcher(m));
+            if (metrics != null) prometheus = MetricsServer.start(metrics, server);
         } catch (IOException | RuntimeException e) {
+            if (http != null) http.close();
             if (rpc != null) rpc.close();
             server.close();
             throw e;
@@ -266,12 +282,19 @@ public final class TargetMain implements Callable<Integer> {
         if (rpc != null) line.append(" | management API on ").append(rpc.path());
         if (http != null) line.append(" | management API on ").append(rpcTlsCert != null ? "https://" : "http://")
                 .append(http.address().getAddress().getHostAddress()).append(':').append(http.address().getPort());
+        if (prometheus != null) line.append(" | metrics on http://").append(metrics.substring(0, metrics.lastIndexOf(':') + 1)).append(prometheus.port()).append("/metrics");
         System.out.println(line);
         System.out.flush();
         SystemdNotify.send("READY=1\nSTATUS=" + line);
         stop.await();
         SystemdNotify.send("STOPPING=1");
+        if (drainTimeout > 0) {
+            System.err.println("jbof-target: draining: every listener is ANA inaccessible; waiting up to " + drainTimeout + " s for hosts to move");
+            long ms = server.drainForShutdown(drainTimeout * 1000L, DRAIN_QUIET_MILLIS);
+            System.err.println("jbof-target: drained in " + ms + " ms");
+        }
         System.err.println("jbof-target: stopping: closing connections, flushing namespaces");
+        if (prometheus != null) prometheus.close();
         if (http != null) http.close();
         if (rpc != null) rpc.close();
         server.close();

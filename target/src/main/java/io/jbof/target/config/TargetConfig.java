@@ -54,6 +54,19 @@ public final class TargetConfig {
         /** Per host NQN: its configured TLS PSK (NVMeTLSkey-1:..., or @FILE). Such a host is allowed. */
         public Map<String, String> tlsKeys = new LinkedHashMap<>();
         public List<NamespaceConfig> namespaces = new ArrayList<>();
+        /** The target's listen addresses this subsystem is reachable on; null: every one of them. */
+        public List<String> listen;
+        /** ANA states other than optimized, per listen address and ANA group. */
+        public List<AnaConfig> ana = new ArrayList<>();
+    }
+
+    /** One ANA group's state as hosts on one listen address see it. */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public static final class AnaConfig {
+        public String listen;
+        public int group = 1;
+        /** optimized, non_optimized, inaccessible, persistent_loss or change. */
+        public String state;
     }
 
     @JsonIgnoreProperties(ignoreUnknown = false)
@@ -70,6 +83,8 @@ public final class TargetConfig {
         public boolean force;
         /** The namespace's UUID (NGUID follows from it), generated once when the management API adds it; null: derived from NQN, NSID and path. */
         public String uuid;
+        /** Its ANA group (1..128); null: 1. */
+        public Integer anaGroup;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.jbof.target.controller;
 
+import io.jbof.nvme.AnaLog;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
@@ -160,6 +161,10 @@ final class AdminCommands {
                 case Opcodes.LOG_SMART_HEALTH: page = smart(c); break;
                 case Opcodes.LOG_FIRMWARE_SLOT: page = firmwareSlots(); break;
                 case Opcodes.LOG_CHANGED_NAMESPACES: page = changedNamespaces(c, retain); break;
+                case Opcodes.LOG_ANA:
+                    page = AnaLogPage.of(c, ((cdw10 >>> 8) & 0xF & AnaLog.LSP_RGO) != 0);
+                    if (!retain) c.anaLogRead();
+                    break;
                 default:
                     req.complete(Status.dnr(Status.INVALID_LOG_PAGE), 0);
                     return;

@@ -3,6 +3,8 @@ package io.jbof.target.controller;
 import io.jbof.nvme.Status;
 import java.util.Arrays;
 import io.jbof.nvme.Properties;
+import io.jbof.target.namespace.TargetNamespace;
+import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import org.slf4j.Logger;
@@ -28,6 +30,8 @@ public final class Controller {
     private final boolean discovery;
     private final String hostNqn;
     private final UUID hostId;
+    /** The subsystem's listener on the port the host connected through (its ANA states); null for discovery. */
+    private final Listener listener;
     private final TargetContext target;
     private final long cap;
     private final QueueSession[] ioQueues;
@@ -50,9 +54,13 @@ public final class Controller {
     private boolean namespaceEventMasked;
     private boolean discoveryEventPending;
     private boolean discoveryEventMasked;
+    private boolean anaEventPending;
+    private boolean anaEventMasked;
 
-    Controller(int id, Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis, TargetContext target) {
+    Controller(int id, Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis, TargetContext target,
+               Listener listener) {
         this.id = id;
+        this.listener = listener;
         this.subsystem = subsystem;
         this.discovery = discovery;
         this.hostNqn = hostNqn;
@@ -77,6 +85,12 @@ public final class Controller {
     public int grantedIoQueues() { return grantedIoQueues; }
     public int asyncEventConfig() { return asyncEventConfig; }
     public TargetContext target() { return target; }
+    public Listener listener() { return listener; }
+
+    /** SUCCESS when commands to {@code ns} may run on this controller's path, else the path status (ANA inaccessible, ...). */
+    int pathStatus(TargetNamespace ns) {
+        return listener == null ? Status.SUCCESS : listener.state(ns.anaGroup()).pathStatus();
+    }
 
     public boolean ready() {
         return (csts & Properties.CSTS_RDY) != 0 && (csts & Properties.CSTS_CFS) == 0;
@@ -250,6 +264,21 @@ public final class Controller {
         });
     }
 
+    /** From any thread: an ANA state this controller reports changed; the host is told by AER (Notice, ANA change). */
+    public void notifyAnaChanged() {
+        if (discovery) return;
+        onAdminThread(() -> {
+            if ((asyncEventConfig & (1 << 11)) != 0) anaEventPending = true;
+            deliverEvents();
+        });
+    }
+
+    /** The host read the ANA log (without Retain Asynchronous Event): its change notice may come again. */
+    void anaLogRead() {
+        anaEventMasked = false;
+        deliverEvents();
+    }
+
     /** The host read the discovery log (without Retain Asynchronous Event): its change notice may come again. */
     void discoveryLogRead() {
         discoveryEventMasked = false;
@@ -281,6 +310,12 @@ public final class Controller {
             TargetRequest r = pendingAers.poll();
             // Type 2 (Notice), info 0 (Namespace Attribute Changed), log page 04h
             r.complete(Status.SUCCESS, 0x2 | (0x00 << 8) | (0x04 << 16));
+        }
+        if (anaEventPending && !anaEventMasked && !pendingAers.isEmpty()) {
+            anaEventPending = false;
+            anaEventMasked = true; // masked until the host reads the ANA log
+            // Type 2 (Notice), info 03h (Asymmetric Namespace Access Change), log page 0Ch
+            pendingAers.poll().complete(Status.SUCCESS, 0x2 | (0x03 << 8) | (0x0C << 16));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jbof.target.controller;
 
+import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,13 +41,13 @@ public final class ControllerRegistry {
 
     /** A new controller, or null when the limit of live controllers is reached. */
     public synchronized Controller create(Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis,
-                                          TargetContext target) {
+                                          TargetContext target, Listener listener) {
         if (live >= maxControllers) return null;
         for (int tries = 0; tries <= maxId - minId; tries++) {
             int id = next;
             next = next == maxId ? minId : next + 1;
             if (byId[id] == null) {
-                Controller c = new Controller(id, subsystem, discovery, hostNqn, hostId, katoMillis, target);
+                Controller c = new Controller(id, subsystem, discovery, hostNqn, hostId, katoMillis, target, listener);
                 byId[id] = c;
                 live++;
                 log.debug("controller {} created for host {} on {}", id, hostNqn, subsystem.nqn());

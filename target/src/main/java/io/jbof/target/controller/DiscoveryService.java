@@ -16,21 +16,27 @@ import java.util.List;
 final class DiscoveryService {
     private DiscoveryService() {}
 
-    /** The Discovery Log Page for {@code hostNqn}: one entry per subsystem it may use and port (as nvmet). */
+    /** The Discovery Log Page for {@code hostNqn}: one entry per subsystem it may use and port that subsystem listens on. */
     static ByteBuf logPage(TargetContext target, String hostNqn) {
         List<Subsystem> visible = new ArrayList<>();
+        List<List<PortInfo>> portsOf = new ArrayList<>();
+        int records = 0;
         for (Subsystem s : target.subsystems()) {
-            if (s.allows(hostNqn)) visible.add(s);
+            if (!s.allows(hostNqn)) continue;
+            List<PortInfo> ports = new ArrayList<>();
+            for (PortInfo p : target.ports()) if (s.listener(p.portId()) != null) ports.add(p);
+            visible.add(s);
+            portsOf.add(ports);
+            records += ports.size();
         }
-        List<PortInfo> ports = target.ports();
-        int records = visible.size() * ports.size();
         ByteBuf b = AdminCommands.zeroed(DiscoveryLog.HEADER_SIZE + records * DiscoveryLog.ENTRY_SIZE);
         b.setLongLE(DiscoveryLog.GENCTR, target.discoveryGeneration());
         b.setLongLE(DiscoveryLog.NUMREC, records);
         b.setShortLE(DiscoveryLog.RECFMT, 0);
         int at = DiscoveryLog.HEADER_SIZE;
-        for (Subsystem s : visible) {
-            for (PortInfo p : ports) {
+        for (int i = 0; i < visible.size(); i++) {
+            Subsystem s = visible.get(i);
+            for (PortInfo p : portsOf.get(i)) {
                 b.setByte(at + DiscoveryLog.TRTYPE, p.transport().trtype());
                 b.setByte(at + DiscoveryLog.ADRFAM, p.ipv6() ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4);
                 b.setByte(at + DiscoveryLog.SUBTYPE, DiscoveryLog.SUBTYPE_NVME);

@@ -11,6 +11,7 @@ import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
 import io.jbof.nvme.auth.AuthMessages;
+import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
@@ -212,6 +213,13 @@ final class FabricsCommands {
             return false;
         }
         boolean discovery = Nqn.DISCOVERY.equals(subnqn);
+        Listener listener = discovery ? null : listenerOf(subsystem, session.portId());
+        if (!discovery && listener == null) {
+            // As nvmet: a subsystem not linked to this port is, for this port, no subsystem at all.
+            log.warn("Connect from {} (host {}) refused: subsystem {} does not listen on the port it came to", peer, hostnqn, subnqn);
+            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
+            return false;
+        }
         if (!discovery && !subsystem.allows(hostnqn)) {
             log.warn("Connect from {} refused: host {} is not allowed on subsystem {}", peer, hostnqn, subnqn);
             req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
@@ -231,7 +239,7 @@ final class FabricsCommands {
                 return false;
             }
             int katoMs = kato == 0 && discovery ? 120_000 : kato;
-            Controller c = target.controllers().create(subsystem, discovery, hostnqn, hostId, katoMs, target);
+            Controller c = target.controllers().create(subsystem, discovery, hostnqn, hostId, katoMs, target, listener);
             if (c == null) {
                 log.warn("Connect from {} (host {}) refused: the limit of {} controllers, or every controller ID of this target's range, is taken", peer, hostnqn, limits.maxControllers());
                 req.complete(Status.CONNECT_CONTROLLER_BUSY, 0);
@@ -276,6 +284,13 @@ final class FabricsCommands {
     }
 
     // ---- Properties ----
+
+    /** The subsystem's listener on {@code portId}; a queue on no port (the loop transport) takes the first. */
+    private static Listener listenerOf(Subsystem s, int portId) {
+        if (portId != QueueSession.ANY_PORT) return s.listener(portId);
+        for (Listener l : s.listeners()) return l;
+        return null;
+    }
 
     private static boolean eightBytes(NvmeCommand cmd) {
         return (cmd.byteAt(Properties.OFF_ATTRIB) & 0x7) == 1;

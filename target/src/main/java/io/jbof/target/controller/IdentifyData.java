@@ -1,5 +1,6 @@
 package io.jbof.target.controller;
 
+import io.jbof.nvme.AnaLog;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.IdentifyController;
@@ -16,6 +17,8 @@ final class IdentifyData {
     private IdentifyData() {}
 
     static final String FIRMWARE = "0.1.0";
+    /** How long a group may stay in the change state before the host may give up on it, seconds (nvmet: 10). */
+    static final int ANA_TRANSITION_SECONDS = 10;
 
     /** {@code keyedSgls}: the host came over RDMA, where data moves through keyed SGL data blocks (Linux's host requires the bit). */
     static void controller(ByteBuf b, Controller c, TargetLimits limits, boolean keyedSgls) {
@@ -25,11 +28,14 @@ final class IdentifyData {
         Connect.writeSpacePadded(b, IdentifyController.MN, 40, c.isDiscovery() ? "jbof discovery controller" : s.model());
         Connect.writeSpacePadded(b, IdentifyController.FR, 8, FIRMWARE);
         b.setByte(IdentifyController.RAB, 6);
-        b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0 : 0x2); // may have several controllers (hosts)
+        // Several ports, several controllers (hosts), and ANA reporting: what Linux's native multipath keys on.
+        b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0
+                : IdentifyController.CMIC_MULTI_PORT | IdentifyController.CMIC_MULTI_CONTROLLER | IdentifyController.CMIC_ANA);
         b.setByte(IdentifyController.MDTS, limits.mdtsField());
         b.setShortLE(IdentifyController.CNTLID, c.id());
         b.setIntLE(IdentifyController.VER, Properties.VERSION_1_3);
-        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? IdentifyController.OAES_DISCOVERY_CHANGE : IdentifyController.OAES_NS_ATTRIBUTE);
+        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? IdentifyController.OAES_DISCOVERY_CHANGE
+                : IdentifyController.OAES_NS_ATTRIBUTE | IdentifyController.OAES_ANA_CHANGE);
         b.setIntLE(IdentifyController.CTRATT, IdentifyController.CTRATT_HOST_ID_128);
         b.setByte(IdentifyController.CNTRLTYPE, c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);
         b.setByte(IdentifyController.ACL, 3);
@@ -43,7 +49,14 @@ final class IdentifyData {
         b.setByte(IdentifyController.CQES, 0x44);
         b.setShortLE(IdentifyController.MAXCMD, limits.maxQueueEntries());
         if (!c.isDiscovery()) {
-            b.setIntLE(IdentifyController.NN, Math.max(s.maxNsid(), 1));
+            // As nvmet: NN and MNAN fixed at the most NSIDs a subsystem may hold (Linux requires 0 < MNAN <= NN with ANA,
+            // and sizes its ANA log buffer from them); the Active Namespace ID list says which are there.
+            b.setIntLE(IdentifyController.NN, TargetLimits.MAX_NAMESPACES);
+            b.setIntLE(IdentifyController.MNAN, TargetLimits.MAX_NAMESPACES);
+            b.setByte(IdentifyController.ANATT, ANA_TRANSITION_SECONDS);
+            b.setByte(IdentifyController.ANACAP, IdentifyController.ANACAP_ALL_STATES);
+            b.setIntLE(IdentifyController.ANAGRPMAX, AnaLog.MAX_GROUPS);
+            b.setIntLE(IdentifyController.NANAGRPID, AnaLog.MAX_GROUPS);
             b.setShortLE(IdentifyController.ONCS, IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES);
             // Volatile write cache present (Flush is meaningful); Flush with NSID FFFFFFFFh supported.
             b.setByte(IdentifyController.VWC, 0x7);
@@ -80,7 +93,8 @@ final class IdentifyData {
                 b.setShortLE(IdentifyNamespace.NPWA, perPhysical);
                 b.setShortLE(IdentifyNamespace.NOWS, Math.max(ns.optimalIoBytes() / ns.blockSize(), 1) - 1);
             }
-            b.setByte(30, 1); // NMIC: may be shared by several controllers
+            b.setByte(IdentifyNamespace.NMIC, 1); // may be shared by several controllers
+            b.setIntLE(IdentifyNamespace.ANAGRPID, ns.anaGroup());
             b.setByte(IdentifyNamespace.NSATTR, ns.readOnly() ? IdentifyNamespace.NSATTR_WRITE_PROTECTED : 0);
             writeUuid(b, IdentifyNamespace.NGUID, ns.uuid());
             long eui = ns.uuid().getMostSignificantBits();

@@ -3,6 +3,7 @@ package io.jbof.target.controller;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
+import io.jbof.target.metrics.IoStats;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
@@ -51,6 +52,19 @@ final class IoCommands {
         TargetNamespace ns = s.namespace(cmd.nsid());
         if (ns == null) {
             req.complete(Status.dnr(Status.INVALID_NAMESPACE), 0);
+            return;
+        }
+        IoOp traced = op(req, session);
+        if (traced.traced == null) { // not yet: a command back from waiting for the in-flight budget keeps its start
+            traced.traced = ns;
+            traced.tracedOp = IoStats.op(opcode);
+            traced.tracedBytes = opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE ? (long) cmd.nlb() << ns.blockShift() : 0;
+            traced.startNanos = System.nanoTime();
+            if (traced.tracedOp == IoStats.NONE) traced.traced = null;
+        }
+        int path = c.pathStatus(ns);
+        if (path != Status.SUCCESS) {
+            req.complete(path, 0); // no DNR: the host retries on another path
             return;
         }
         switch (opcode) {
@@ -204,6 +218,11 @@ final class IoCommands {
         ByteBuf gathered;
         InflightBudget inflight;
         int inflightBytes;
+        /** The command being counted (namespace, op, bytes, arrival), until its completion records it. */
+        TargetNamespace traced;
+        int tracedOp;
+        long tracedBytes;
+        long startNanos;
 
         IoOp(TargetRequest req) {
             this.req = req;

@@ -4,6 +4,8 @@ import java.util.ArrayDeque;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
+import io.jbof.target.metrics.Stripes;
+import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.transport.TargetQueue;
 import io.jbof.transport.TargetQueueHandler;
 import io.jbof.transport.TargetRequest;
@@ -36,10 +38,27 @@ public final class QueueSession implements TargetQueueHandler {
     volatile long bytesRead;
     volatile long bytesWritten;
 
-    public QueueSession(TargetQueue queue, CommandSet commands) {
+    /** The target port the queue's connection arrived on (which subsystems it may Connect to). */
+    private final int portId;
+
+    /** This queue's row in the counter tables: its event loop's ({@link Stripes}). */
+    private final int stripe;
+
+    public QueueSession(TargetQueue queue, CommandSet commands, int portId) {
         this.queue = queue;
         this.commands = commands;
+        this.portId = portId;
+        this.stripe = Stripes.of(queue.executor());
     }
+
+    /** A queue that is not on a port (the in-process loop transport): every subsystem's first listener. */
+    public QueueSession(TargetQueue queue, CommandSet commands) {
+        this(queue, commands, ANY_PORT);
+    }
+
+    static final int ANY_PORT = 0;
+
+    int portId() { return portId; }
 
     public TargetQueue queue() { return queue; }
     public Controller controller() { return controller; }
@@ -136,6 +155,18 @@ public final class QueueSession implements TargetQueueHandler {
         } finally {
             resuming = false;
         }
+    }
+
+    /** An I/O command traced at dispatch completed: its namespace counts it in this loop's row. */
+    @Override
+    public void onCompleted(TargetRequest request, int status) {
+        Object a = request.attachment();
+        if (!(a instanceof IoCommands.IoOp)) return;
+        IoCommands.IoOp op = (IoCommands.IoOp) a;
+        TargetNamespace ns = op.traced;
+        if (ns == null) return;
+        op.traced = null;
+        ns.stats().record(stripe, op.tracedOp, op.tracedBytes, System.nanoTime() - op.startNanos, status);
     }
 
     @Override

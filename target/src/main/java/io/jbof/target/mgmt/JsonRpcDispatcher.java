@@ -68,6 +68,19 @@ public final class JsonRpcDispatcher {
             m.allowAnyHost(p.nqn(), p.bool("allow_any_host", true));
             return true;
         });
+        add("nvmf_subsystem_get_listeners", Set.of("nqn"), p -> m.listeners(p.nqn()));
+        add("nvmf_subsystem_add_listener", Set.of("nqn", "listen_address"), p -> {
+            m.addListener(p.nqn(), p.listenAddress(), p.trtype());
+            return true;
+        });
+        add("nvmf_subsystem_remove_listener", Set.of("nqn", "listen_address"), p -> {
+            m.removeListener(p.nqn(), p.listenAddress(), p.trtype());
+            return true;
+        });
+        add("nvmf_subsystem_listener_set_ana_state", Set.of("nqn", "listen_address", "ana_state", "anagrpid"), p -> {
+            m.setAnaState(p.nqn(), p.listenAddress(), p.intOr("anagrpid", 1), p.text("ana_state"));
+            return true;
+        });
         add("save_config", Set.of("file"), p -> {
             String file = p.optText("file");
             return file == null ? m.configuration() : m.save(Path.of(file));
@@ -145,6 +158,36 @@ public final class JsonRpcDispatcher {
             return text("nqn");
         }
 
+        /** SPDK's listen_address object {trtype, adrfam, traddr, trsvcid} as host:port ([v6]:port). */
+        String listenAddress() {
+            Params a = listen();
+            String addr = a.text("traddr");
+            String port = a.optText("trsvcid");
+            if (port == null) port = "4420";
+            return (addr.contains(":") ? "[" + addr + "]" : addr) + ":" + port;
+        }
+
+        String trtype() {
+            return listen().optText("trtype");
+        }
+
+        private Params listen() {
+            JsonNode n = node.get("listen_address");
+            if (n == null || !n.isObject()) {
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter 'listen_address' ({\"traddr\": ..., \"trsvcid\": ...}) is required");
+            }
+            Params a = new Params((ObjectNode) n);
+            a.check(Set.of("trtype", "adrfam", "traddr", "trsvcid"));
+            return a;
+        }
+
+        int intOr(String name, int absent) {
+            JsonNode n = node.get(name);
+            if (n == null || n.isNull()) return absent;
+            if (!n.canConvertToInt()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be an integer");
+            return n.asInt();
+        }
+
         int nsid() {
             JsonNode n = node.get("nsid");
             if (n == null || !n.canConvertToInt() || n.asInt() < 1) throw new ManagementException(Kind.INVALID_PARAMS, "nsid must be a positive integer");
@@ -184,12 +227,12 @@ public final class JsonRpcDispatcher {
             }
         }
 
-        /** The "namespace" object: path, and optionally size, nsid, block_size, read_only, direct, force, uuid. */
+        /** The "namespace" object: path, and optionally size, nsid, block_size, read_only, direct, force, uuid, anagrpid. */
         TargetConfig.NamespaceConfig namespace() {
             JsonNode n = node.get("namespace");
             if (n == null || !n.isObject()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter 'namespace' (an object with at least \"path\") is required");
             Params ns = new Params((ObjectNode) n);
-            ns.check(Set.of("path", "size", "nsid", "block_size", "read_only", "direct", "force", "uuid"));
+            ns.check(Set.of("path", "size", "nsid", "block_size", "read_only", "direct", "force", "uuid", "anagrpid"));
             TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig();
             nc.path = ns.text("path");
             if (n.has("size")) nc.size = Long.toString(ns.size("size"));
@@ -202,6 +245,7 @@ public final class JsonRpcDispatcher {
             nc.readOnly = ns.bool("read_only", false);
             nc.direct = ns.bool("direct", false);
             nc.force = ns.bool("force", false);
+            if (n.has("anagrpid")) nc.anaGroup = ns.intOr("anagrpid", 1);
             nc.uuid = ns.optText("uuid");
             if (nc.uuid != null) {
                 try {

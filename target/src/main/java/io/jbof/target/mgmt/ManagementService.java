@@ -6,6 +6,8 @@ import io.jbof.target.controller.Controller;
 import io.jbof.target.controller.PortInfo;
 import io.jbof.target.mgmt.ManagementException.Kind;
 import io.jbof.target.namespace.TargetNamespace;
+import io.jbof.nvme.AnaState;
+import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.util.Sizes;
 import org.slf4j.Logger;
@@ -45,14 +47,18 @@ public final class ManagementService {
 
     // ---- views (what nvmf_get_subsystems and friends return) ----
 
-    public record NamespaceView(int nsid, String path, long size, int blockSize, String uuid, boolean readOnly, boolean direct, boolean blockDevice) { }
+    public record NamespaceView(int nsid, String path, long size, int blockSize, String uuid, boolean readOnly, boolean direct, boolean blockDevice,
+                                int anagrpid) { }
 
-    public record ListenerView(String trtype, String adrfam, String traddr, String trsvcid) { }
+    public record AnaStateView(int anaGroup, String anaState) { }
+
+    public record ListenerView(String trtype, String adrfam, String traddr, String trsvcid, List<AnaStateView> anaStates) { }
 
     public record SubsystemView(String nqn, String subtype, String modelNumber, String serialNumber, boolean allowAnyHost, List<String> hosts,
                                 List<NamespaceView> namespaces, List<ListenerView> listenAddresses, int controllers) { }
 
-    public record ControllerView(int cntlid, String subnqn, String hostnqn, int queues, long readCommands, long writeCommands,
+    /** {@code listen}: the address:port the host connected through. */
+    public record ControllerView(int cntlid, String subnqn, String hostnqn, String listen, int queues, long readCommands, long writeCommands,
                                  long bytesRead, long bytesWritten) { }
 
     public record Stats(List<ControllerView> controllers, long inflightBytes, long inflightLimit, long inflightWaits, long discoveryGeneration) { }
@@ -60,19 +66,33 @@ public final class ManagementService {
     public record FolderCapacity(String folder, long totalBytes, long usableBytes, List<String> files) { }
 
     public synchronized List<SubsystemView> subsystems() {
-        List<ListenerView> listeners = new ArrayList<>();
-        for (PortInfo p : target.ports()) {
-            listeners.add(new ListenerView(p.transport().id().toUpperCase(), p.ipv6() ? "IPv6" : "IPv4", p.address(), Integer.toString(p.port())));
-        }
         List<SubsystemView> out = new ArrayList<>();
         for (Subsystem s : target.subsystems()) {
             List<NamespaceView> nss = new ArrayList<>();
             for (TargetNamespace ns : s.namespaces()) {
                 nss.add(new NamespaceView(ns.nsid(), ns.path().toString(), ns.sizeBytes(), ns.blockSize(), ns.uuid().toString(), ns.readOnly(),
-                        ns.direct(), ns.blockDevice()));
+                        ns.direct(), ns.blockDevice(), ns.anaGroup()));
             }
-            out.add(new SubsystemView(s.nqn(), "NVMe", s.model(), s.serial(), s.allowsAnyHost(), List.copyOf(s.allowedHosts()), nss, listeners,
+            out.add(new SubsystemView(s.nqn(), "NVMe", s.model(), s.serial(), s.allowsAnyHost(), List.copyOf(s.allowedHosts()), nss, listeners(s),
                     target.controllersOf(s, null).size()));
+        }
+        return out;
+    }
+
+    /** A subsystem's listeners with the state of each ANA group in use (nvmf_subsystem_get_listeners). */
+    public synchronized List<ListenerView> listeners(String nqn) {
+        existing(nqn);
+        return listeners(target.subsystem(nqn));
+    }
+
+    private List<ListenerView> listeners(Subsystem s) {
+        List<ListenerView> out = new ArrayList<>();
+        for (Listener l : s.listeners()) {
+            PortInfo p = target.port(l.portId());
+            if (p == null) continue;
+            List<AnaStateView> states = new ArrayList<>();
+            for (int g : s.anaGroups()) states.add(new AnaStateView(g, l.state(g).id()));
+            out.add(new ListenerView(p.transport().id().toUpperCase(), p.ipv6() ? "IPv6" : "IPv4", p.address(), Integer.toString(p.port()), states));
         }
         return out;
     }
@@ -84,7 +104,9 @@ public final class ManagementService {
                 long[] io = c.ioCounters();
                 int queues = 0;
                 for (Object q : c.queues()) if (q != null) queues++;
-                cs.add(new ControllerView(c.id(), s.nqn(), c.hostNqn(), queues, io[0], io[1], io[2], io[3]));
+                PortInfo p = c.listener() == null ? null : target.port(c.listener().portId());
+                String listen = p == null ? null : (p.ipv6() ? "[" + p.address() + "]" : p.address()) + ":" + p.port();
+                cs.add(new ControllerView(c.id(), s.nqn(), c.hostNqn(), listen, queues, io[0], io[1], io[2], io[3]));
             }
         }
         return new Stats(cs, target.inflight().used(), target.inflight().limit(), target.inflight().waits(), target.discoveryGeneration());
@@ -195,6 +217,60 @@ public final class ManagementService {
         });
         sc.allowAnyHost = any;
         persist("subsystem " + nqn + (any ? " lets any host in" : " lets only its hosts in"));
+    }
+
+    /** Makes a subsystem reachable on {@code listen} (binding it when the target does not listen there yet). */
+    public synchronized void addListener(String nqn, String listen, String trtype) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        checkTransport(trtype);
+        PortInfo p = apply(() -> target.addListener(nqn, listen));
+        String spec = target.portSpec(p.portId());
+        if (!config.listen.contains(spec)) {
+            pinListenLists(); // a subsystem that listened "everywhere" meant the ports there were, not this new one
+            config.listen.add(spec);
+        }
+        if (sc.listen == null) sc.listen = new ArrayList<>(config.listen);
+        if (!sc.listen.contains(spec)) sc.listen.add(spec);
+        persist("subsystem " + nqn + " listens on " + spec);
+    }
+
+    public synchronized void removeListener(String nqn, String listen, String trtype) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        checkTransport(trtype);
+        PortInfo p = apply(() -> target.removeListener(nqn, listen));
+        String spec = target.portSpec(p.portId());
+        if (sc.listen == null) sc.listen = new ArrayList<>(config.listen);
+        sc.listen.remove(spec);
+        sc.ana.removeIf(a -> spec.equals(a.listen));
+        persist("subsystem " + nqn + " no longer listens on " + spec);
+    }
+
+    /** Sets an ANA group's state on one listener of a subsystem; only states other than optimized are stored. */
+    public synchronized void setAnaState(String nqn, String listen, int group, String state) {
+        TargetConfig.SubsystemConfig sc = existing(nqn);
+        AnaState st = apply(() -> AnaState.parse(state));
+        PortInfo p = apply(() -> target.setAnaState(nqn, listen, group, st));
+        String spec = target.portSpec(p.portId());
+        sc.ana.removeIf(a -> spec.equals(a.listen) && a.group == group);
+        if (st != AnaState.OPTIMIZED) {
+            TargetConfig.AnaConfig a = new TargetConfig.AnaConfig();
+            a.listen = spec;
+            a.group = group;
+            a.state = st.id();
+            sc.ana.add(a);
+        }
+        persist("ANA group " + group + " of " + nqn + " on " + spec + " set " + st.id());
+    }
+
+    private void checkTransport(String trtype) {
+        if (trtype != null && !trtype.equalsIgnoreCase(config.transport)) {
+            throw new ManagementException(Kind.INVALID_PARAMS, "this target serves " + config.transport + ", not " + trtype
+                    + "; start another target with -t " + trtype.toLowerCase() + " for that");
+        }
+    }
+
+    private void pinListenLists() {
+        for (TargetConfig.SubsystemConfig sc : config.subsystems) if (sc.listen == null) sc.listen = new ArrayList<>(config.listen);
     }
 
     /** Writes the running configuration to {@code file} (atomically); returns it. */

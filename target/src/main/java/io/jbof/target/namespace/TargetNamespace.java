@@ -1,5 +1,6 @@
 package io.jbof.target.namespace;
 
+import io.jbof.target.metrics.IoStats;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,10 @@ public final class TargetNamespace implements AutoCloseable {
     private final ThreadLocal<FileChannel> perThread = ThreadLocal.withInitial(this::openForThread);
     private final Queue<FileChannel> threadChannels = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
+    /** What it served, per operation (the metrics' source). */
+    private final IoStats stats = new IoStats();
+    /** The ANA group it belongs to, set as it joins its subsystem (1 unless configured). */
+    private volatile int anaGroup = 1;
 
     /** How a namespace opens its file or device. */
     public record Options(int blockSize, boolean readOnly, boolean direct, boolean force) {
@@ -236,6 +241,12 @@ public final class TargetNamespace implements AutoCloseable {
     public boolean deallocatedReadZeroes() { return medium == null || medium.deallocatedReadZeroes(); }
     /** Stable across restarts: stored in the configuration, or derived from subsystem NQN, NSID and path. */
     public UUID uuid() { return uuid; }
+
+    public int anaGroup() { return anaGroup; }
+
+    public IoStats stats() { return stats; }
+
+    public void anaGroup(int group) { anaGroup = group; }
 
     /** What identifies the file itself (device and inode), so one file named twice, or by a link, is recognised. */
     public Object fileKey() throws IOException {

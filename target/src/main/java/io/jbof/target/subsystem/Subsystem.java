@@ -13,9 +13,11 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
-/** An NVM subsystem: an NQN, its namespaces by NSID, and the hosts allowed to connect. */
+/** An NVM subsystem: an NQN, its namespaces by NSID, the hosts allowed to connect, and the ports it listens on. */
 public final class Subsystem implements AutoCloseable {
     private final String nqn;
     private final String serial;
@@ -28,6 +30,10 @@ public final class Subsystem implements AutoCloseable {
     /** Changed live by the management API; read by every Connect. */
     private volatile boolean allowAnyHost;
     private volatile Set<String> allowedHosts;
+    /** By port ID, copy on write: every Connect looks its port up. */
+    private volatile Map<Integer, Listener> listeners = Map.of();
+    /** The ANA log's change count: moves with every ANA state or group membership change. */
+    private final AtomicLong anaChangeCount = new AtomicLong(1);
     /** Per host NQN: its DH-HMAC-CHAP secret and, for bidirectional authentication, the controller's. */
     private final Map<String, DhchapKey[]> dhchapKeys = new ConcurrentHashMap<>();
 
@@ -79,6 +85,51 @@ public final class Subsystem implements AutoCloseable {
     public int maxNsid() {
         TreeMap<Integer, TargetNamespace> n = namespaces;
         return n.isEmpty() ? 0 : n.lastKey();
+    }
+
+    /** This subsystem's listener on port {@code portId}, or null when hosts may not reach it there. */
+    public Listener listener(int portId) {
+        return listeners.get(portId);
+    }
+
+    public Collection<Listener> listeners() {
+        return listeners.values();
+    }
+
+    /** Makes the subsystem reachable on a port; false when it already was. */
+    public synchronized boolean addListener(Listener l) {
+        if (listeners.containsKey(l.portId())) return false;
+        Map<Integer, Listener> next = new TreeMap<>(listeners);
+        next.put(l.portId(), l);
+        listeners = Collections.unmodifiableMap(next);
+        return true;
+    }
+
+    /** Takes a port away; the listener, or null when there was none. */
+    public synchronized Listener removeListener(int portId) {
+        if (!listeners.containsKey(portId)) return null;
+        Map<Integer, Listener> next = new TreeMap<>(listeners);
+        Listener gone = next.remove(portId);
+        listeners = Collections.unmodifiableMap(next);
+        return gone;
+    }
+
+    public long anaChangeCount() { return anaChangeCount.get(); }
+
+    /** An ANA state or a group's membership changed. */
+    public void anaChanged() { anaChangeCount.incrementAndGet(); }
+
+    /** The ANA groups in use: group 1 always (as nvmet), and every namespace's, ascending. */
+    public int[] anaGroups() {
+        return anaGroups(namespaces());
+    }
+
+    /** The ANA groups of these namespaces, with group 1, ascending. */
+    public static int[] anaGroups(Collection<TargetNamespace> namespaces) {
+        TreeSet<Integer> g = new TreeSet<>();
+        g.add(1);
+        for (TargetNamespace ns : namespaces) g.add(ns.anaGroup());
+        return g.stream().mapToInt(Integer::intValue).toArray();
     }
 
     public boolean allows(String hostNqn) {

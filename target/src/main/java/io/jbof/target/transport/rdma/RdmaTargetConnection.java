@@ -491,6 +491,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         public void complete(int status, long result) {
             if (completed) throw new IllegalStateException("command completed twice: " + command);
             completed = true;
+            if (handler != null) handler.onCompleted(this, status);
             this.status = status;
             this.result = result;
             if ((waiting || reading) && !closing) return; // the response follows the data

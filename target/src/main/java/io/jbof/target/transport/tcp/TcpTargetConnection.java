@@ -595,6 +595,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         public void complete(int status, long result) {
             if (completed) throw new IllegalStateException("command completed twice: " + command);
             completed = true;
+            if (handler != null) handler.onCompleted(this, status);
             if (!closed) {
                 ByteBuf b = encoder.capsuleResp(ctx.alloc());
                 NvmeCompletion.write(b, Pdu.COMMON_HEADER, result, sqHead, Math.max(qid, 0), command.cid(), status);

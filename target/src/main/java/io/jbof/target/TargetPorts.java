@@ -62,8 +62,9 @@ final class TargetPorts {
         return null;
     }
 
-    /** host:port of a bound port, IPv6 in brackets. */
-    static String text(PortInfo p) {
-        return (p.ipv6() ? "[" + p.address() + "]" : p.address()) + ":" + p.port();
+    /** The port with this ID, or null. */
+    PortInfo byId(int portId) {
+        for (PortInfo p : ports) if (p.portId() == portId) return p;
+        return null;
     }
 }

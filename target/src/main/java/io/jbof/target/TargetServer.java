@@ -447,18 +447,18 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             if (p == null) {
                 if (a.port() == 0) throw new IllegalArgumentException("name the port to listen on (" + listen + " has port 0)");
                 try {
-                    p = bind(ports.nextId(), TargetPorts.text(new PortInfo(0, transport, a.host(), a.port(), a.host().contains(":"))));
+                    p = bind(ports.nextId(), a.text());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while binding " + listen, e);
                 }
                 if (!a.isLoopback()) loopbackOnly = false;
-                log.info("listening on {} (port {})", TargetPorts.text(p), p.portId());
+                log.info("listening on {} (port {})", p.hostPort(), p.portId());
             }
             if (!s.addListener(new Listener(p.portId()))) throw new IllegalStateException("subsystem " + nqn + " already listens on " + listen);
         }
         discoveryChanged();
-        log.info("subsystem {} listens on {}", nqn, TargetPorts.text(p));
+        log.info("subsystem {} listens on {}", nqn, p.hostPort());
         return p;
     }
 
@@ -476,7 +476,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 gone++;
             }
         }
-        log.info("subsystem {} no longer listens on {}; {} controller(s) torn down", nqn, TargetPorts.text(p), gone);
+        log.info("subsystem {} no longer listens on {}; {} controller(s) torn down", nqn, p.hostPort(), gone);
         return p;
     }
 
@@ -490,7 +490,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         if (l.state(group, state)) {
             s.anaChanged();
             for (Controller c : controllersOf(s, null)) if (c.listener() == l) c.notifyAnaChanged();
-            log.info("ANA group {} of {} on {} is now {}", group, nqn, TargetPorts.text(p), state.id());
+            log.info("ANA group {} of {} on {} is now {}", group, nqn, p.hostPort(), state.id());
         }
         return p;
     }
@@ -679,10 +679,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     /** The listen address a port was configured with (as the saved configuration names it). */
     public String portSpec(int portId) { return ports.spec(portId); }
 
-    public PortInfo port(int portId) {
-        for (PortInfo p : ports.all()) if (p.portId() == portId) return p;
-        return null;
-    }
+    public PortInfo port(int portId) { return ports.byId(portId); }
     @Override public long discoveryGeneration() { return discoveryGeneration.get(); }
 
     /** Stops accepting, drops every controller, flushes and closes the namespaces. */

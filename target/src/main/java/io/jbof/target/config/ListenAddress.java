@@ -43,6 +43,15 @@ public record ListenAddress(String host, int port) {
         }
     }
 
+    /** host:port as written on the command line and in the configuration, an IPv6 address in brackets. */
+    public String text() {
+        return text(host, port);
+    }
+
+    public static String text(String host, int port) {
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+
     public InetSocketAddress resolve() throws UnknownHostException {
         return new InetSocketAddress(InetAddress.getByName(host), port);
     }

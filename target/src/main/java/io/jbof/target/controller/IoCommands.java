@@ -54,13 +54,10 @@ final class IoCommands {
             req.complete(Status.dnr(Status.INVALID_NAMESPACE), 0);
             return;
         }
-        IoOp traced = op(req, session);
-        if (traced.traced == null) { // not yet: a command back from waiting for the in-flight budget keeps its start
-            traced.traced = ns;
-            traced.tracedOp = IoStats.op(opcode);
-            traced.tracedBytes = opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE ? (long) cmd.nlb() << ns.blockShift() : 0;
-            traced.startNanos = System.nanoTime();
-            if (traced.tracedOp == IoStats.NONE) traced.traced = null;
+        int counted = IoStats.op(opcode);
+        IoOp state = op(req, session);
+        if (counted != IoStats.NONE && state.traced == null) { // a command back from waiting for the in-flight budget keeps its start
+            state.trace(ns, counted, counted == IoStats.READ || counted == IoStats.WRITE ? (long) cmd.nlb() << ns.blockShift() : 0);
         }
         int path = c.pathStatus(ns);
         if (path != Status.SUCCESS) {
@@ -226,6 +223,14 @@ final class IoCommands {
 
         IoOp(TargetRequest req) {
             this.req = req;
+        }
+
+        /** Starts counting this command; its completion ({@link QueueSession#onCompleted}) records it. */
+        void trace(TargetNamespace ns, int op, long bytes) {
+            traced = ns;
+            tracedOp = op;
+            tracedBytes = bytes;
+            startNanos = System.nanoTime();
         }
 
         void write(TargetNamespace ns, long position, boolean fua) {

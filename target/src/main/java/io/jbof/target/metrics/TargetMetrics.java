@@ -56,7 +56,7 @@ public final class TargetMetrics implements MultiCollector {
                         bytes.dataPoint(CounterDataPointSnapshot.builder().labels(l).value(st.bytes(op)).build());
                     }
                     latency.dataPoint(HistogramDataPointSnapshot.builder().labels(l).sum(st.latencySeconds(op))
-                            .classicHistogramBuckets(ClassicHistogramBuckets.of(upperBounds(), st.buckets(op))).build());
+                            .classicHistogramBuckets(ClassicHistogramBuckets.of(UPPER_BOUNDS, st.buckets(op))).build());
                 }
                 for (int slot = 0; slot < StatusSlots.COUNT; slot++) {
                     long n = st.withStatus(slot);
@@ -96,10 +96,7 @@ public final class TargetMetrics implements MultiCollector {
         return GaugeSnapshot.builder().name(name).help(help).dataPoint(GaugeDataPointSnapshot.builder().value(value).build()).build();
     }
 
-    private static double[] upperBounds() {
-        double[] b = new double[IoStats.BUCKETS];
-        System.arraycopy(IoStats.BOUNDS, 0, b, 0, IoStats.BOUNDS.length);
-        b[IoStats.BUCKETS - 1] = Double.POSITIVE_INFINITY;
-        return b;
-    }
+    /** IoStats' bucket bounds and +Inf, as the exposition wants them. */
+    private static final double[] UPPER_BOUNDS = java.util.stream.DoubleStream.concat(
+            java.util.Arrays.stream(IoStats.BOUNDS), java.util.stream.DoubleStream.of(Double.POSITIVE_INFINITY)).toArray();
 }

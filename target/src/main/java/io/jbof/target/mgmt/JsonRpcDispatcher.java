@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jbof.target.config.ListenAddress;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.mgmt.ManagementException.Kind;
 import io.jbof.util.Sizes;
@@ -163,8 +164,12 @@ public final class JsonRpcDispatcher {
             Params a = listen();
             String addr = a.text("traddr");
             String port = a.optText("trsvcid");
-            if (port == null) port = "4420";
-            return (addr.contains(":") ? "[" + addr + "]" : addr) + ":" + port;
+            if (port == null) return ListenAddress.text(addr, ListenAddress.NVME_PORT);
+            try {
+                return ListenAddress.text(addr, Integer.parseInt(port));
+            } catch (NumberFormatException e) {
+                throw new ManagementException(Kind.INVALID_PARAMS, "trsvcid must be a port number, not '" + port + "'");
+            }
         }
 
         String trtype() {

@@ -87,11 +87,12 @@ public final class ManagementService {
 
     private List<ListenerView> listeners(Subsystem s) {
         List<ListenerView> out = new ArrayList<>();
+        int[] groups = s.anaGroups();
         for (Listener l : s.listeners()) {
             PortInfo p = target.port(l.portId());
             if (p == null) continue;
             List<AnaStateView> states = new ArrayList<>();
-            for (int g : s.anaGroups()) states.add(new AnaStateView(g, l.state(g).id()));
+            for (int g : groups) states.add(new AnaStateView(g, l.state(g).id()));
             out.add(new ListenerView(p.transport().id().toUpperCase(), p.ipv6() ? "IPv6" : "IPv4", p.address(), Integer.toString(p.port()), states));
         }
         return out;
@@ -105,7 +106,7 @@ public final class ManagementService {
                 int queues = 0;
                 for (Object q : c.queues()) if (q != null) queues++;
                 PortInfo p = c.listener() == null ? null : target.port(c.listener().portId());
-                String listen = p == null ? null : (p.ipv6() ? "[" + p.address() + "]" : p.address()) + ":" + p.port();
+                String listen = p == null ? null : p.hostPort();
                 cs.add(new ControllerView(c.id(), s.nqn(), c.hostNqn(), listen, queues, io[0], io[1], io[2], io[3]));
             }
         }

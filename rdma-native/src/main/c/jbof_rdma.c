@@ -19,7 +19,13 @@
 
 #define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
 
-JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 2; }
+JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 3; }
+
+/* The device's transport as verbs reports it (enum ibv_transport_type: 0 InfiniBand and RoCE, 1 iWARP, ...). */
+JNIEXPORT jint JNICALL JBOF(transportType)(JNIEnv *env, jclass c, jlong context) {
+    struct ibv_context *ctx = (struct ibv_context *)(intptr_t)context;
+    return ctx && ctx->device ? (jint)ctx->device->transport_type : -1;
+}
 
 JNIEXPORT jobjectArray JNICALL JBOF(deviceNames)(JNIEnv *env, jclass c) {
     int n = 0;

@@ -19,7 +19,7 @@ public final class RdmaNative {
     private static String load() {
         try {
             System.loadLibrary("jbofrdma");
-            if (abiVersion() != 2) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
+            if (abiVersion() != 3) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
             System.loadLibrary("disni");
             return null;
         } catch (UnsatisfiedLinkError e) {
@@ -56,6 +56,9 @@ public final class RdmaNative {
     }
 
     static native int abiVersion();
+
+    /** The device's {@code enum ibv_transport_type} (0 InfiniBand/RoCE, 1 iWARP) for an ibv_context pointer; -1 if none. */
+    static native int transportType(long context);
 
     /** Names of the RDMA devices libibverbs sees (rxe0, mlx5_0, ...). */
     public static native String[] deviceNames();

@@ -11,6 +11,8 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * A direct region registered once with a protection domain (one memory region, one lkey/rkey).
@@ -32,11 +34,33 @@ public final class RegisteredMemory implements AutoCloseable {
         this.region = region;
         this.buf = Unpooled.wrappedBuffer(region).clear();
         this.address = PlatformDependent.directBufferAddress(region);
-        SVCRegMr reg = pd.regMr(region, access).execute();
+        SVCRegMr reg;
+        try {
+            reg = pd.regMr(region, access).execute();
+        } catch (IOException e) {
+            throw new IOException(e.getMessage() + " (registering " + (region.capacity() >> 10) + " KiB; " + lockLimit()
+                    + ". Registered memory is locked memory: raise the limit with `ulimit -l unlimited`, or"
+                    + " LimitMEMLOCK=infinity under systemd. Soft-iWARP holds even root to it)", e);
+        }
         this.mr = reg.getMr();
         reg.free();
         this.lkey = mr.getLkey();
         this.rkey = mr.getRkey();
+    }
+
+    /** This process's locked-memory limit as /proc/self/limits gives it, for error messages. */
+    static String lockLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max locked memory")) {
+                    String[] f = line.substring("Max locked memory".length()).trim().split("\\s+");
+                    return "this process may lock " + (f[0].equals("unlimited") ? "unlimited memory" : (Long.parseLong(f[0]) >> 10) + " KiB");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("reading /proc/self/limits: {}", e.toString());
+        }
+        return "the locked-memory limit is unknown";
     }
 
     public RegisteredMemory(IbvPd pd, int size, int access) throws IOException {

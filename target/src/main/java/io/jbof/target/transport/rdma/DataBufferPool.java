@@ -25,12 +25,13 @@ final class DataBufferPool implements AutoCloseable {
     final RegisteredMemory memory;
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
 
-    DataBufferPool(IbvPd pd, int buffers, int bufferSize) throws IOException {
-        this(new PageBufferPool(buffers, bufferSize), pd);
+    /** {@code access}: the registration's flags; the buffers are RDMA WRITE sources and RDMA READ sinks. */
+    DataBufferPool(IbvPd pd, int buffers, int bufferSize, int access) throws IOException {
+        this(new PageBufferPool(buffers, bufferSize), pd, access);
     }
 
-    private DataBufferPool(PageBufferPool pool, IbvPd pd) throws IOException {
-        this(pool, pd == null ? null : new RegisteredMemory(pd, pool.region(), RegisteredMemory.LOCAL_WRITE));
+    private DataBufferPool(PageBufferPool pool, IbvPd pd, int access) throws IOException {
+        this(pool, pd == null ? null : new RegisteredMemory(pd, pool.region(), access));
     }
 
     /** {@code memory} null: no device (the waiting logic alone, for tests). */

@@ -5,6 +5,7 @@ import io.jbof.util.Tunable;
 
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaFabric;
 import io.jbof.transport.rdma.RdmaNative;
 import io.jbof.transport.rdma.RegisteredMemory;
 import io.jbof.transport.rdma.VerbsQueuePair;
@@ -66,6 +67,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     private boolean closing;
     private boolean torndown;
     private boolean invalidating;
+    /** Whether a host's request for remote invalidation is honoured on this queue's device (see RdmaFabric). */
+    private boolean remoteInvalidate;
 
     private int qid = -1;
     private int sqSize = 1;
@@ -84,6 +87,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     /** Creates the queue pair, registers its capsule buffers and posts the receives; on the loop. */
     void setUp(IbvPd pd, DataBufferPool buffers, TargetQueueAcceptor acceptor) throws IOException {
         this.buffers = buffers;
+        RdmaFabric fabric = RdmaFabric.of(pd.getContext());
+        this.remoteInvalidate = REMOTE_INVALIDATE && fabric.remoteInvalidate();
         int maxChunks = (int) Math.max(1, Math.min(buffers.capacityBytes(), transport.maxTransfer()) / buffers.bufferSize());
         int requestCount = entries * 2; // a response's buffers stay busy until its SEND completes; new commands may arrive first
         int recvCount = entries + 1;
@@ -279,7 +284,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
                 length = command.sglKeyedLength();
                 remoteAddress = command.sglAddress();
                 rkey = command.sglKey();
-                invalidate = REMOTE_INVALIDATE && subtype == Sgl.SUBTYPE_INVALIDATE_KEY && rkey != 0;
+                invalidate = subtype == Sgl.SUBTYPE_INVALIDATE_KEY && rkey != 0;
                 if (length > Math.min(buffers.capacityBytes(), transport.maxTransfer())) {
                     sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
                 }
@@ -509,11 +514,12 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             try {
                 recvCalls[recvIndex].execute(); // the capsule is consumed: its buffer takes the next one
                 NvmeCompletion.write(sendMemory.buf, index * NvmeCompletion.SIZE, result, sqHead, Math.max(qid, 0), command.cid(), status);
-                if (invalidate) {
-                    if (!invalidating) {
-                        invalidating = true;
-                        log.debug("RDMA queue {} of {}: the host asks for remote invalidation; responses go by SEND with Invalidate", qid, remote);
-                    }
+                if (invalidate && !invalidating) {
+                    invalidating = true;
+                    log.debug("RDMA queue {} of {}: the host asks for remote invalidation; responses go by {}", qid, remote,
+                            remoteInvalidate ? "SEND with Invalidate" : "plain SEND on this device (the host invalidates its own key)");
+                }
+                if (invalidate && remoteInvalidate) {
                     RdmaNative.postSendInvalidate(verbs.qpHandle(), KIND_SEND | index, sendMemory.address + (long) index * NvmeCompletion.SIZE,
                             NvmeCompletion.SIZE, sendMemory.lkey, rkey);
                 } else {

@@ -4,6 +4,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
 import io.jbof.transport.rdma.RdmaEventLoopGroup;
+import io.jbof.transport.rdma.RdmaFabric;
 import io.jbof.transport.rdma.RdmaNative;
 import io.jbof.transport.rdma.RdmaPrivateData;
 
@@ -107,9 +108,11 @@ public final class RdmaTargetTransport implements AutoCloseable {
         long key = ((NatObject) ctx).getObjId();
         DataBufferPool p = mine.get(key);
         if (p == null) {
-            p = new DataBufferPool(domain(ctx), options.buffersPerLoop(), options.bufferSize());
+            RdmaFabric fabric = RdmaFabric.of(ctx);
+            p = new DataBufferPool(domain(ctx), options.buffersPerLoop(), options.bufferSize(), fabric.readSinkAccess());
             mine.put(key, p);
-            log.debug("registered {} page buffers of {} KiB for an RDMA event loop", options.buffersPerLoop(), options.bufferSize() / 1024);
+            log.debug("registered {} page buffers of {} KiB for an RDMA event loop on an {} device{}", options.buffersPerLoop(),
+                    options.bufferSize() / 1024, fabric.label(), fabric == RdmaFabric.IWARP ? " (RDMA READ sinks with remote write)" : "");
         }
         return p;
     }

@@ -6,6 +6,7 @@
 #   rootfs/   a debootstrap minbase root with nvme-cli, fio, rdma-core, kmod, iproute2, libfuse2 + fuse3
 #             (trixie: nvme-cli, fio, ktls-utils, keyutils)
 #   initrd.gz a busybox initramfs that loads virtio + 9p and switch_roots into rootfs over virtio-9p
+#   siw.ko    with JBOF_VM_SIW=1: Soft-iWARP built for the stock kernel (Debian ships no siw module)
 # Idempotent: each step leaves a stamp file and is skipped when it is there.
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)"
@@ -83,6 +84,45 @@ if [[ ! -f "$cache/modules.stamp" ]]; then
   [[ -d /etc/java-17-openjdk ]] && cp -a /etc/java-17-openjdk "$cache/rootfs/etc/"
   mkdir -p "$cache/rootfs/jbof" "$cache/rootfs/results" "$cache/rootfs/usr/lib/jvm"
   touch "$cache/modules.stamp"
+fi
+
+# ---- Soft-iWARP (JBOF_VM_SIW=1) ----
+# Debian's kernels ship rdma_rxe but not siw. Built once for the guest kernel, out of tree, from Debian's
+# linux-source and linux-headers packages of the same version, and installed into the root's updates/.
+if [[ -n "${JBOF_VM_SIW:-}" && "$suite" == bookworm && "${JBOF_VM_KERNEL:-stable}" == stable ]]; then
+  if [[ ! -f "$cache/siw.stamp" ]]; then
+    b="$cache/siw-build"; rm -rf "$b"; mkdir -p "$b/dl" "$b/root"
+    missing=(); for t in make gcc-12 xz; do command -v $t >/dev/null || missing+=("${t/xz/xz-utils}"); done
+    if ((${#missing[@]})); then apt_update; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; fi
+    apt_update
+    series="${kver%%.0-*}"   # 6.1
+    hver="$(apt-cache show "linux-headers-$kver" 2>/dev/null | awk '/^Version:/{print $2; exit}')"
+    [[ -n "$hver" ]] || { log "no linux-headers-$kver package: cannot build siw.ko for the guest kernel"; exit 1; }
+    log "building siw.ko for $kver from linux-source-$series $hver (download about 150 MB, once)"
+    (cd "$b/dl" && timeout 600 apt-get download -qq "linux-headers-$kver=$hver" "linux-headers-${kver%-*}-common=$hver" \
+        "linux-kbuild-$series" "linux-source-$series=$hver" 2>&1 | grep -v unsandboxed >&2 || true)
+    for d in "$b"/dl/*.deb; do dpkg -x "$d" "$b/root"; done
+    hdr="$b/root/usr/src/linux-headers-$kver"
+    [[ -d "$hdr" && -f "$b/root/usr/src/linux-source-$series.tar.xz" ]] || { log "download of the headers or source failed; see above"; exit 1; }
+    # The headers' Makefile and links name /usr/src and /usr/lib absolutely: point them into the unpacked tree.
+    sed -i "s#/usr/src/linux-headers#$b/root/usr/src/linux-headers#g" "$hdr/Makefile"
+    for l in "$hdr"/*; do
+      if [[ -L "$l" && "$(readlink "$l")" == /* ]]; then ln -sfn "$b/root$(readlink "$l")" "$l"; fi
+    done
+    tar -xJf "$b/root/usr/src/linux-source-$series.tar.xz" -C "$b" "linux-source-$series/drivers/infiniband/sw/siw"
+    if ! timeout 900 make -s -C "$hdr" M="$b/linux-source-$series/drivers/infiniband/sw/siw" CONFIG_RDMA_SIW=m CC=gcc-12 -j2 modules \
+        > "$b/make.log" 2>&1; then
+      tail -20 "$b/make.log" >&2; log "building siw.ko failed (full log: $b/make.log)"; exit 1
+    fi
+    cp "$b/linux-source-$series/drivers/infiniband/sw/siw/siw.ko" "$cache/siw.ko"
+    rm -rf "$b"
+    touch "$cache/siw.stamp"
+  fi
+  if ! cmp -s "$cache/siw.ko" "$cache/rootfs/lib/modules/$kver/updates/siw.ko"; then
+    mkdir -p "$cache/rootfs/lib/modules/$kver/updates"
+    cp "$cache/siw.ko" "$cache/rootfs/lib/modules/$kver/updates/siw.ko"
+    chroot "$cache/rootfs" /sbin/depmod "$kver"
+  fi
 fi
 
 # ---- initramfs ----

@@ -1,8 +1,8 @@
-# jbof initiator -> Linux target (nvmet-rdma) over RDMA (Soft-RoCE rxe0), both inside the guest.
+# jbof initiator -> Linux target (nvmet-rdma) over RDMA inside the guest: Soft-RoCE rxe0, or Soft-iWARP siw0 with RDMA_LINK=siw.
 . /jbof/scripts/vm/guest/lib.sh
 . /jbof/scripts/vm/guest/nvmet.sh
 . /jbof/scripts/vm/guest/rdma.sh
-rxe_setup || exit 1
+rdma_link_setup || exit 1
 nvmet_setup rdma $RDMA_ADDR 4420 || exit 1
 C="-t rdma -a $RDMA_ADDR -s 4420 -n $LINUX_NQN"
 J="$JBOF_JAVA io.jbof.app.JbofMain"

@@ -1,7 +1,7 @@
-# jbof initiator -> jbof target over RDMA (Soft-RoCE rxe0) inside the guest.
+# jbof initiator -> jbof target over RDMA inside the guest: Soft-RoCE rxe0, or Soft-iWARP siw0 with RDMA_LINK=siw.
 . /jbof/scripts/vm/guest/lib.sh
 . /jbof/scripts/vm/guest/rdma.sh
-rxe_setup || exit 1
+rdma_link_setup || exit 1
 NQN=nqn.2024-01.io.jbof:rdma-loop
 HOSTNQN=nqn.2024-01.io.jbof:rdma-host
 # A test-only secret (bytes 0..31, hash 01): the second host must authenticate with DH-HMAC-CHAP over RDMA.

@@ -1,0 +1,3 @@
+# The linux-host-rdma scenario over Soft-iWARP (siw0 on eth0, RDMA over TCP) instead of Soft-RoCE.
+export RDMA_LINK=siw
+. /jbof/scripts/vm/guest/linux-host-rdma.sh

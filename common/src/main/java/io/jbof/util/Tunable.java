@@ -13,6 +13,8 @@ public enum Tunable {
     TCP_DATA_TIMEOUT_MS("jbof.tcp.dataTimeoutMs", "30000", "Target, NVMe/TCP: bound on the wait for a host's data after an R2T, or between its H2CData PDUs."),
     TCP_WRITE_HIGH_WATER("jbof.tcp.writeHighWater", String.valueOf(2 << 20), "Target, NVMe/TCP: bytes queued to one socket above which that queue stops reading commands."),
     TCP_WRITE_LOW_WATER("jbof.tcp.writeLowWater", String.valueOf(1 << 20), "Target, NVMe/TCP: bytes queued below which it reads commands again."),
+    TCP_SEND_BUDGET("jbof.tcp.sendBudget", "8",
+            "Both roles, NVMe/TCP: a burst of commands (host) or of responses to one read's commands (target) is flushed every this many; 0: once per burst."),
     TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
     RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device."),
     RDMA_REMOTE_INVALIDATE("jbof.rdma.remoteInvalidate", "true", "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),

@@ -8,6 +8,7 @@ import io.jbof.transport.tcp.PduException;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
 import io.jbof.nvme.Status;
+import io.jbof.util.Tunable;
 import io.jbof.transport.HostCommand;
 import io.jbof.transport.HostConnection;
 import io.netty.buffer.ByteBuf;
@@ -32,6 +33,11 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private static final Logger log = LoggerFactory.getLogger(TcpHostConnection.class);
     /** Largest C2HData payload we buffer for one PDU; data PDUs are bounded by the command's length anyway. */
     static final int MAX_CONTROLLER_PDU = 8 * 1024 * 1024;
+    /**
+     * Commands a burst writes before it flushes the first of them: the target starts on those while the
+     * rest are still being encoded here, instead of both ends taking turns at whole batches.
+     */
+    static final int SEND_BUDGET = Tunable.TCP_SEND_BUDGET.intValue();
 
     private final Listener listener;
     private final PduDecoder decoder;
@@ -49,6 +55,8 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     /** Admin-queue data (Connect's 1024 bytes) goes in-capsule as Linux sends it; I/O queues take the controller's IOCCSZ before their Connect. */
     private int inCapsuleDataSize = Pdu.ADMIN_IN_CAPSULE_DATA;
     private boolean open;
+    /** Capsules written since the last flush; see SEND_BUDGET. */
+    private int unflushed;
     private Throwable failure;
 
     TcpHostConnection(Listener listener, PduDecoder decoder, boolean headerDigest, boolean dataDigest,
@@ -64,7 +72,11 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     @Override public EventExecutor executor() { return ctx.executor(); }
     @Override public void inCapsuleDataSize(int bytes) { this.inCapsuleDataSize = bytes; }
     @Override public boolean isOpen() { return open && ctx.channel().isActive(); }
-    @Override public void flush() { ctx.flush(); }
+    @Override
+    public void flush() {
+        unflushed = 0;
+        ctx.flush();
+    }
 
     @Override
     public void close() {
@@ -97,6 +109,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
             ByteBuf data = cmd.data();
             writeData(data.retainedSlice(data.readerIndex(), len));
         }
+        if (++unflushed == SEND_BUDGET) flush();
     }
 
     @Override
@@ -125,7 +138,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
+        flush();
     }
 
     private void onIcResp(ByteBuf pdu, int at) {

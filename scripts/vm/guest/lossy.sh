@@ -3,7 +3,7 @@
 NQN=nqn.2024-01.io.jbof:lossy
 HOSTNQN=nqn.2024-01.io.jbof:lossy-host
 TARGET_IP=10.9.0.1
-LOSSY_LINKS="${LOSSY_LINKS:-siw}"   # from JBOF_LOSSY_LINKS on the host: "rxe siw" adds Soft-RoCE
+LOSSY_LINKS="${LOSSY_LINKS:-rxe siw}"   # from JBOF_LOSSY_LINKS on the host (default both: Soft-RoCE, then Soft-iWARP)
 LOSSY_RATES="0 1 5"
 
 # lossy_link ADDRESS: eth1 up with ADDRESS/24, /sync mounted, netem loaded.

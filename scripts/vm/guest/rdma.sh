@@ -1,5 +1,5 @@
 # Helpers for the RDMA scenarios: Soft-RoCE or Soft-iWARP on eth0, and jbof run from the shared (read-only) tree.
-JBOF_JAVA="/usr/lib/jvm/java-17-openjdk-amd64/bin/java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.library.path=/jbof/rdma-native/build/native -cp /jbof/app/build/jbof.jar"
+JBOF_JAVA="/usr/lib/jvm/java-17-openjdk-amd64/bin/java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.library.path=/jbof/rdma-native/build/native -cp /jbof/app/build/jbof.jar ${JBOF_GUEST_JAVA_OPTS:-}"
 RDMA_ADDR=10.0.2.15
 jbof() { $JBOF_JAVA io.jbof.app.JbofMain "$@"; }
 

@@ -19,7 +19,7 @@
 
 #define JBOF(name) Java_io_jbof_transport_rdma_RdmaNative_##name
 
-JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 3; }
+JNIEXPORT jint JNICALL JBOF(abiVersion)(JNIEnv *env, jclass c) { return 4; }
 
 /* The device's transport as verbs reports it (enum ibv_transport_type: 0 InfiniBand and RoCE, 1 iWARP, ...). */
 JNIEXPORT jint JNICALL JBOF(transportType)(JNIEnv *env, jclass c, jlong context) {
@@ -70,6 +70,18 @@ JNIEXPORT void JNICALL JBOF(accept)(JNIEnv *env, jclass c, jlong id, jint retry,
     p.private_data_len = (uint8_t)copy_private(env, data, buf);
     p.private_data = buf;
     if (rdma_accept(cm, &p)) throw_io(env, "rdma_accept", errno);
+}
+
+/*
+ * The local ACK timeout of the id's QP, 4.096 us x 2^timeout: how long a sender waits for an ACK before it
+ * retransmits (go-back-N on RoCE: a packet lost at the tail of a message stalls the QP that long). rdma_cm
+ * otherwise derives it from the path's packet lifetime. Before connect or accept.
+ */
+JNIEXPORT void JNICALL JBOF(setAckTimeout)(JNIEnv *env, jclass c, jlong id, jint timeout) {
+    struct rdma_cm_id *cm = (struct rdma_cm_id *)(intptr_t)id;
+    uint8_t t = (uint8_t)timeout;
+    if (!cm) { throw_io(env, "setAckTimeout: no id", 0); return; }
+    if (rdma_set_option(cm, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof t)) throw_io(env, "rdma_set_option(ACK_TIMEOUT)", errno);
 }
 
 JNIEXPORT void JNICALL JBOF(reject)(JNIEnv *env, jclass c, jlong id, jbyteArray data) {

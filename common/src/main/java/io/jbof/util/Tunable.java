@@ -16,6 +16,8 @@ public enum Tunable {
     TCP_SEND_BUDGET("jbof.tcp.sendBudget", "8",
             "Both roles, NVMe/TCP: a burst of commands (host) or of responses to one read's commands (target) is flushed every this many; 0: once per burst."),
     TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
+    RDMA_ACK_TIMEOUT("jbof.rdma.ackTimeout", "14",
+            "Both roles, NVMe/RDMA on InfiniBand/RoCE: local ACK timeout, 4.096 us x 2^N (14: 67 ms) before a lost packet is sent again; 0: rdma_cm's own."),
     RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device."),
     RDMA_REMOTE_INVALIDATE("jbof.rdma.remoteInvalidate", "true", "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),
     RDMA_SPIN_POLLS("jbof.rdma.spinPolls", "64", "Both roles, NVMe/RDMA: empty completion-queue polls before an event loop sleeps on its channel."),

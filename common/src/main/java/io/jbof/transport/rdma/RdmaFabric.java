@@ -39,11 +39,6 @@ public enum RdmaFabric {
     }
 
     /**
-     * Access flags for a local buffer that RDMA READ responses land in. On iWARP a READ response is a tagged
-     * DDP write into the sink's STag (RFC 5040), so hardware RNICs check remote write on it, as Linux's
-     * rdma_rw does for iWARP; InfiniBand needs only local write.
-     */
-    /**
      * Whether the target answers a host's request for remote invalidation with SEND with Invalidate. Not on
      * iWARP: over Soft-iWARP a SEND with Invalidate posted from user space never completed at Linux's nvme-rdma
      * host (its Connect timed out; siw reported a TERMINATE "STag cannot be invalidated"), while a plain SEND
@@ -53,6 +48,16 @@ public enum RdmaFabric {
         return this != IWARP;
     }
 
+    /** Whether the QP's local ACK timeout governs retransmission: InfiniBand and RoCE; iWARP retransmits by TCP. */
+    public boolean hasAckTimeout() {
+        return this != IWARP;
+    }
+
+    /**
+     * Access flags for a local buffer that RDMA READ responses land in. On iWARP a READ response is a tagged
+     * DDP write into the sink's STag (RFC 5040), so hardware RNICs check remote write on it, as Linux's
+     * rdma_rw does for iWARP; InfiniBand needs only local write.
+     */
     public int readSinkAccess() {
         return this == IWARP ? RegisteredMemory.LOCAL_WRITE | RegisteredMemory.REMOTE_WRITE : RegisteredMemory.LOCAL_WRITE;
     }

@@ -1,5 +1,7 @@
 package io.jbof.transport.rdma;
 
+import io.jbof.util.Tunable;
+
 import com.ibm.disni.util.MemoryUtils;
 import java.nio.ByteBuffer;
 import java.io.IOException;
@@ -19,7 +21,7 @@ public final class RdmaNative {
     private static String load() {
         try {
             System.loadLibrary("jbofrdma");
-            if (abiVersion() != 3) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
+            if (abiVersion() != 4) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
             System.loadLibrary("disni");
             return null;
         } catch (UnsatisfiedLinkError e) {
@@ -75,6 +77,19 @@ public final class RdmaNative {
     public static native void accept(long cmId, int retry, int rnrRetry, byte[] privateData) throws IOException;
 
     public static native void reject(long cmId, byte[] privateData) throws IOException;
+
+    /** The id's local ACK timeout (4.096 us x 2^timeout, 1..31), before connect or accept. */
+    public static native void setAckTimeout(long cmId, int timeout) throws IOException;
+
+    /** Applies {@code jbof.rdma.ackTimeout} to the id on a fabric that has one, unless it is 0 (rdma_cm's own). */
+    public static void applyAckTimeout(long cmId, RdmaFabric fabric) throws IOException {
+        int t = ACK_TIMEOUT;
+        if (t == 0 || !fabric.hasAckTimeout()) return;
+        if (t < 1 || t > 31) throw new IllegalArgumentException("-D" + Tunable.RDMA_ACK_TIMEOUT.property() + "=" + t + " is out of range (1..31, or 0)");
+        setAckTimeout(cmId, t);
+    }
+
+    private static final int ACK_TIMEOUT = Tunable.RDMA_ACK_TIMEOUT.intValue();
 
     /** Posts the response capsule by SEND with Invalidate of the host's {@code rkey} (signaled). */
     public static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey) throws IOException;

@@ -24,4 +24,10 @@ class RdmaFabricTest {
         assertEquals(false, RdmaFabric.IWARP.remoteInvalidate());
         assertEquals(true, RdmaFabric.INFINIBAND_OR_ROCE.remoteInvalidate());
     }
+
+    @Test
+    void theAckTimeoutIsSetOnRoceAndLeftToTcpOnIwarp() {
+        assertEquals(true, RdmaFabric.INFINIBAND_OR_ROCE.hasAckTimeout());
+        assertEquals(false, RdmaFabric.IWARP.hasAckTimeout());
+    }
 }

@@ -4,6 +4,7 @@ import io.jbof.nvme.Status;
 import io.netty.buffer.Unpooled;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaFabric;
 import io.jbof.transport.rdma.RdmaNative;
 import io.jbof.transport.rdma.RdmaPrivateData;
 import io.jbof.transport.rdma.RegisteredMemory;
@@ -185,6 +186,7 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             p.setRnr_retry_count((byte) 7);
             p.setPrivate_data(PlatformDependent.directBufferAddress(privateData));
             p.setPrivate_data_len((byte) pdata.length);
+            RdmaNative.applyAckTimeout(((NatObject) id).getObjId(), RdmaFabric.of(ctx));
             id.connect(p);
         } catch (IOException | RuntimeException e) {
             ready.completeExceptionally(new IOException("cannot set up the RDMA queue (" + where + "): " + e.getMessage(), e));

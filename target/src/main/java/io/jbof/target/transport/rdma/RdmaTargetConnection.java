@@ -6,6 +6,7 @@ import io.jbof.util.Tunable;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
 import io.jbof.transport.rdma.RdmaFabric;
+import com.ibm.disni.verbs.impl.NatObject;
 import io.jbof.transport.rdma.RdmaNative;
 import io.jbof.transport.rdma.RegisteredMemory;
 import io.jbof.transport.rdma.VerbsQueuePair;
@@ -89,6 +90,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         this.buffers = buffers;
         RdmaFabric fabric = RdmaFabric.of(pd.getContext());
         this.remoteInvalidate = REMOTE_INVALIDATE && fabric.remoteInvalidate();
+        RdmaNative.applyAckTimeout(((NatObject) id).getObjId(), fabric); // before the accept that takes the QP to RTS
         int maxChunks = (int) Math.max(1, Math.min(buffers.capacityBytes(), transport.maxTransfer()) / buffers.bufferSize());
         int requestCount = entries * 2; // a response's buffers stay busy until its SEND completes; new commands may arrive first
         int recvCount = entries + 1;

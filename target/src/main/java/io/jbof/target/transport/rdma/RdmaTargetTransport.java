@@ -157,7 +157,6 @@ public final class RdmaTargetTransport implements AutoCloseable {
             try {
                 IbvContext ctx = conn.getVerbs();
                 c.setUp(domain(ctx), pool(loop, ctx), acceptor);
-                RdmaNative.applyAckTimeout(objId, RdmaFabric.of(ctx));
                 RdmaNative.accept(objId, RETRY, RNR_RETRY, RdmaPrivateData.encodeAccept(entries));
                 log.debug("accepted RDMA queue {} ({} entries) from {}", req.qid(), entries, peer);
             } catch (IOException | RuntimeException e) {

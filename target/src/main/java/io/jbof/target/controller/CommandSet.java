@@ -15,7 +15,7 @@ public final class CommandSet {
     public CommandSet(TargetContext target, InflightBudget inflight) {
         this.fabrics = new FabricsCommands(target);
         this.admin = new AdminCommands(target);
-        this.io = new IoCommands(inflight);
+        this.io = new IoCommands();
         this.inflight = inflight;
         this.limits = target.limits();
     }

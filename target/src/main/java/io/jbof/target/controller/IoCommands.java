@@ -30,11 +30,6 @@ final class IoCommands {
     private static final int NSID_ALL = 0xFFFFFFFF;
     private static final int DSM_MAX_RANGES = 256;
 
-    private final InflightBudget inflight;
-
-    IoCommands(InflightBudget inflight) {
-        this.inflight = inflight;
-    }
 
     void handle(QueueSession session, TargetRequest req) {
         Controller c = session.controller();
@@ -111,14 +106,12 @@ final class IoCommands {
 
     private void read(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
         int bytes = checkTransfer(req, ns, limits);
-        if (bytes < 0 || !session.admit(req, bytes)) return;
+        IoOp op = op(req, session);
+        if (bytes < 0 || !session.admit(op, bytes)) return;
         long position = req.command().slba() << ns.blockShift();
         if (ns.direct()) {
             session.readCommands++;
             session.bytesRead += bytes;
-            IoOp op = op(req, session);
-            op.inflight = inflight;
-            op.inflightBytes = bytes;
             op.gathered = ns.gatherBuffer(bytes);
             op.blocking(ns, IoOp.DIRECT_READ, position, bytes);
             return;
@@ -127,14 +120,12 @@ final class IoCommands {
             req.sendFile(ns.channel(), position, bytes);
         } catch (RuntimeException e) {
             log.error("read of {} bytes at {} from {} failed", bytes, position, ns.path(), e);
-            req.complete(Status.UNRECOVERED_READ_ERROR, 0);
-            inflight.release(bytes);
+            op.done(Status.UNRECOVERED_READ_ERROR, 0);
             return;
         }
         session.readCommands++;
         session.bytesRead += bytes;
-        req.complete(Status.SUCCESS, 0);
-        inflight.release(bytes);
+        op.done(Status.SUCCESS, 0);
     }
 
     private void write(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
@@ -143,12 +134,10 @@ final class IoCommands {
             return;
         }
         int bytes = checkTransfer(req, ns, limits);
-        if (bytes < 0 || !session.admit(req, bytes)) return;
+        IoOp op = op(req, session);
+        if (bytes < 0 || !session.admit(op, bytes)) return;
         session.writeCommands++;
         session.bytesWritten += bytes;
-        IoOp op = op(req, session);
-        op.inflight = inflight;
-        op.inflightBytes = bytes;
         op.write(ns, req.command().slba() << ns.blockShift(), req.command().fua());
     }
 
@@ -213,6 +202,7 @@ final class IoCommands {
         ByteBuf dsmRanges;
         /** A direct namespace's read lands here, its write gathers here (aligned, pooled); given back in {@link #done} or to the transport. */
         ByteBuf gathered;
+        /** The budget this command holds {@link #inflightBytes} of, from {@link #hold} until {@link #done}: its one owner. */
         InflightBudget inflight;
         int inflightBytes;
         /** The command being counted (namespace, op, bytes, arrival), until its completion records it. */
@@ -223,6 +213,14 @@ final class IoCommands {
 
         IoOp(TargetRequest req) {
             this.req = req;
+        }
+
+        /** Takes {@code bytes} of the in-flight budget for this command, if they are free; {@link #done} gives them back. */
+        boolean hold(InflightBudget budget, int bytes) {
+            if (!budget.tryAcquire(bytes)) return false;
+            inflight = budget;
+            inflightBytes = bytes;
+            return true;
         }
 
         /** Starts counting this command; its completion ({@link QueueSession#onCompleted}) records it. */
@@ -379,7 +377,10 @@ final class IoCommands {
             done(status, 0);
         }
 
-        /** Completes the command and gives back its share of the in-flight budget and any aligned buffer it holds. */
+        /**
+         * Gives back the command's share of the in-flight budget and any aligned buffer it holds, then
+         * completes it: the budget is free before the host can see the completion and send more.
+         */
         private void done(int st, long result) {
             if (gathered != null) {
                 gathered.release();
@@ -387,8 +388,8 @@ final class IoCommands {
             }
             int n = inflightBytes;
             inflightBytes = 0;
-            req.complete(st, result);
             if (n > 0) inflight.release(n);
+            req.complete(st, result);
         }
     }
 }

@@ -128,13 +128,14 @@ public final class QueueSession implements TargetQueueHandler {
     }
 
     /**
-     * Whether a Read/Write of {@code bytes} may run now under the in-flight budget; if not, it waits
-     * here (behind any already waiting) and is dispatched again when the budget allows.
+     * Whether a Read/Write of {@code bytes} may run now under the in-flight budget (the command then
+     * holds them until it completes); if not, it waits here (behind any already waiting on this queue,
+     * so the queue keeps its order) and is dispatched again when the budget allows.
      */
-    boolean admit(TargetRequest r, int bytes) {
+    boolean admit(IoCommands.IoOp op, int bytes) {
         InflightBudget b = commands.inflight;
-        if ((deferred.isEmpty() || resuming) && b.tryAcquire(bytes)) return true;
-        if (resuming) deferred.addFirst(r); else deferred.add(r);
+        if ((deferred.isEmpty() || resuming) && op.hold(b, bytes)) return true;
+        if (resuming) deferred.addFirst(op.req); else deferred.add(op.req);
         b.await(this, bytes);
         return false;
     }

@@ -6,6 +6,7 @@ import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
 import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.CommandSet;
+import io.jbof.target.controller.InflightBudget;
 import io.jbof.target.controller.QueueSession;
 import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
@@ -34,7 +35,12 @@ public final class LoopHost {
 
     /** Connects to {@code subNqn} as a host named after {@code hostId}, over loop queues that answer as {@code as}. */
     public static LoopHost connect(TargetContext target, String subNqn, UUID hostId, TransportType as) {
-        CommandSet commands = new CommandSet(target);
+        return connect(target, new InflightBudget(0), subNqn, hostId, as);
+    }
+
+    /** As {@link #connect(TargetContext, String, UUID, TransportType)}, its Reads and Writes bounded by {@code inflight}. */
+    public static LoopHost connect(TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as) {
+        CommandSet commands = new CommandSet(target, inflight);
         LoopQueue adminQueue = new LoopQueue(as, 8192);
         QueueSession admin = new QueueSession(adminQueue, commands);
         int cntlid;

@@ -24,6 +24,13 @@ public interface TargetQueue {
     int inCapsuleDataSize();
 
     /**
+     * The largest data transfer of one command this queue's transport can carry (its part of MDTS, as
+     * Linux's nvmet_fabrics_ops.get_mdts): the controller advertises and enforces the smaller of this
+     * and its own limit. NVMe/TCP has no bound of its own.
+     */
+    default long maxTransferBytes() { return Long.MAX_VALUE; }
+
+    /**
      * Set once Connect succeeded: the queue ID and size (entries) used for the SQ head pointer in
      * completions, and whether the host turned SQ flow control off.
      */

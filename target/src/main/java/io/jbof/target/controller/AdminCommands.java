@@ -92,7 +92,7 @@ final class AdminCommands {
         ByteBuf b = buffer(4096);
         switch (cns) {
             case 0x01:
-                IdentifyData.controller(b, c, target.limits(), req.queue().transport().keyedSgls());
+                IdentifyData.controller(b, c, target.limits(), req.queue().transport().keyedSgls(), req.queue().maxTransferBytes());
                 break;
             case 0x00:
                 if (nsid == 0 || nsid == NSID_ALL) {
@@ -143,7 +143,7 @@ final class AdminCommands {
             return;
         }
         // NUMD is 32 bits: without these bounds a host could make us allocate 16 GiB (found by fuzzing).
-        if ((offset & 3) != 0 || length > req.transferLength() || length > target.limits().maxTransferBytes()) {
+        if ((offset & 3) != 0 || length > req.transferLength() || length > target.limits().maxTransferBytes(req.queue().maxTransferBytes())) {
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return;
         }

@@ -20,8 +20,11 @@ final class IdentifyData {
     /** How long a group may stay in the change state before the host may give up on it, seconds (nvmet: 10). */
     static final int ANA_TRANSITION_SECONDS = 10;
 
-    /** {@code keyedSgls}: the host came over RDMA, where data moves through keyed SGL data blocks (Linux's host requires the bit). */
-    static void controller(ByteBuf b, Controller c, TargetLimits limits, boolean keyedSgls) {
+    /**
+     * {@code keyedSgls}: the host came over RDMA, where data moves through keyed SGL data blocks (Linux's host requires the bit);
+     * {@code transportMaxTransfer}: the most its transport carries in one command, which MDTS must not exceed.
+     */
+    static void controller(ByteBuf b, Controller c, TargetLimits limits, boolean keyedSgls, long transportMaxTransfer) {
         Subsystem s = c.subsystem();
         b.setZero(0, IdentifyController.SIZE);
         Connect.writeSpacePadded(b, IdentifyController.SN, 20, c.isDiscovery() ? "jbof-discovery" : s.serial());
@@ -31,7 +34,7 @@ final class IdentifyData {
         // Several ports, several controllers (hosts), and ANA reporting: what Linux's native multipath keys on.
         b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0
                 : IdentifyController.CMIC_MULTI_PORT | IdentifyController.CMIC_MULTI_CONTROLLER | IdentifyController.CMIC_ANA);
-        b.setByte(IdentifyController.MDTS, limits.mdtsField());
+        b.setByte(IdentifyController.MDTS, limits.mdtsField(transportMaxTransfer));
         b.setShortLE(IdentifyController.CNTLID, c.id());
         b.setIntLE(IdentifyController.VER, Properties.VERSION_1_3);
         b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? IdentifyController.OAES_DISCOVERY_CHANGE

@@ -60,8 +60,8 @@ final class IoCommands {
             return;
         }
         switch (opcode) {
-            case Opcodes.IO_READ: read(session, req, ns, c.target().limits()); break;
-            case Opcodes.IO_WRITE: write(session, req, ns, c.target().limits()); break;
+            case Opcodes.IO_READ: read(session, req, ns); break;
+            case Opcodes.IO_WRITE: write(session, req, ns); break;
             case Opcodes.IO_FLUSH: op(req, session).blocking(ns, IoOp.FLUSH, 0, 0); break;
             case Opcodes.IO_WRITE_ZEROES: writeZeroes(session, req, ns); break;
             case Opcodes.IO_DATASET_MANAGEMENT: datasetManagement(session, req, ns); break;
@@ -80,7 +80,7 @@ final class IoCommands {
     }
 
     /** Checks LBA range and transfer length of a Read or Write; returns the byte length or completes with an error. */
-    private static int checkTransfer(TargetRequest req, TargetNamespace ns, TargetLimits limits) {
+    private static int checkTransfer(TargetRequest req, TargetNamespace ns, int maxTransfer) {
         NvmeCommand cmd = req.command();
         long slba = cmd.slba();
         int nlb = cmd.nlb();
@@ -89,7 +89,7 @@ final class IoCommands {
             return -1;
         }
         long bytes = (long) nlb << ns.blockShift();
-        if (bytes > limits.maxTransferBytes()) {
+        if (bytes > maxTransfer) {
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return -1;
         }
@@ -104,8 +104,8 @@ final class IoCommands {
         return (int) bytes;
     }
 
-    private void read(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
-        int bytes = checkTransfer(req, ns, limits);
+    private void read(QueueSession session, TargetRequest req, TargetNamespace ns) {
+        int bytes = checkTransfer(req, ns, session.maxTransfer);
         IoOp op = op(req, session);
         if (bytes < 0 || !session.admit(op, bytes)) return;
         long position = req.command().slba() << ns.blockShift();
@@ -128,12 +128,12 @@ final class IoCommands {
         op.done(Status.SUCCESS, 0);
     }
 
-    private void write(QueueSession session, TargetRequest req, TargetNamespace ns, TargetLimits limits) {
+    private void write(QueueSession session, TargetRequest req, TargetNamespace ns) {
         if (ns.readOnly()) {
             req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
             return;
         }
-        int bytes = checkTransfer(req, ns, limits);
+        int bytes = checkTransfer(req, ns, session.maxTransfer);
         IoOp op = op(req, session);
         if (bytes < 0 || !session.admit(op, bytes)) return;
         session.writeCommands++;

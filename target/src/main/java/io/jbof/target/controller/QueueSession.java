@@ -44,11 +44,15 @@ public final class QueueSession implements TargetQueueHandler {
     /** This queue's row in the counter tables: its event loop's ({@link Stripes}). */
     private final int stripe;
 
+    /** The largest data transfer of one command here (the MDTS Identify reports on this transport). */
+    final int maxTransfer;
+
     public QueueSession(TargetQueue queue, CommandSet commands, int portId) {
         this.queue = queue;
         this.commands = commands;
         this.portId = portId;
         this.stripe = Stripes.of(queue.executor());
+        this.maxTransfer = commands.limits.maxTransferBytes(queue.maxTransferBytes());
     }
 
     /** A queue that is not on a port (the in-process loop transport): every subsystem's first listener. */
@@ -122,7 +126,7 @@ public final class QueueSession implements TargetQueueHandler {
         if ((flags & NvmeCommand.FLAGS_PSDT_MASK) != NvmeCommand.FLAGS_SGL) return Status.dnr(Status.INVALID_FIELD);
         if (request.sglStatus() == Status.SUCCESS) {
             int length = request.transferLength();
-            if (length < 0 || length > commands.limits.maxTransferBytes()) return Status.dnr(Status.INVALID_FIELD);
+            if (length < 0 || length > maxTransfer) return Status.dnr(Status.INVALID_FIELD);
         }
         return Status.SUCCESS;
     }

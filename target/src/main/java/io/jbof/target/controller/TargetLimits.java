@@ -21,8 +21,20 @@ public record TargetLimits(int maxIoQueues, int maxQueueEntries, int inCapsuleDa
         return new TargetLimits(Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 16384, 1 << 20, 1024, true);
     }
 
-    /** MDTS as a power of two of 4 KiB pages (CAP.MPSMIN = 0). */
-    public int mdtsField() {
-        return Integer.numberOfTrailingZeros(maxTransferBytes) - 12;
+    /** The smallest MDTS can say: 2^1 pages (0 would mean no limit). */
+    static final int MIN_TRANSFER = 8192;
+
+    /**
+     * The largest transfer of one command on a queue whose transport carries at most {@code transportMax}
+     * bytes: the smaller of the two, rounded down to a power of two (MDTS counts powers of two of pages).
+     */
+    public int maxTransferBytes(long transportMax) {
+        long max = Math.min(maxTransferBytes, transportMax);
+        return (int) Math.max(MIN_TRANSFER, Long.highestOneBit(max));
+    }
+
+    /** MDTS for a queue whose transport carries at most {@code transportMax} bytes: a power of two of 4 KiB pages (CAP.MPSMIN = 0). */
+    public int mdtsField(long transportMax) {
+        return Integer.numberOfTrailingZeros(maxTransferBytes(transportMax)) - 12;
     }
 }

@@ -85,6 +85,41 @@ class LoopQueueCommandsTest {
         assertEquals(IdentifyController.SGLS_KEYED, sgls(TransportType.RDMA) & IdentifyController.SGLS_KEYED);
     }
 
+    @Test
+    void mdtsIsTheSmallerOfTheTargetsLimitAndWhatTheTransportCarries() throws Exception {
+        assertEquals(8, mdts(Long.MAX_VALUE), "the target's 1 MiB: 2^8 pages");
+        assertEquals(6, mdts(256 * 1024), "a transport that carries 256 KiB");
+        assertEquals(6, mdts(300 * 1024), "rounded down to a power of two of pages");
+    }
+
+    @Test
+    void aReadAboveWhatTheTransportCarriesIsRefusedWithInvalidField() throws Exception {
+        LoopHost host = LoopHost.connect(target, new InflightBudget(0), NQN, HOST, TransportType.RDMA, 256 * 1024);
+        ByteBuf back = Unpooled.buffer(512 * 1024);
+        LoopRequest r = host.ioRequest(back);
+        r.reset(Opcodes.IO_READ, 512 * 1024).nsid(1).cdw(10, 0).cdw(12, 127);
+        host.io.onCommand(r);
+        assertEquals(Status.dnr(Status.INVALID_FIELD), r.await(10, TimeUnit.SECONDS));
+        r.reset(Opcodes.IO_READ, 256 * 1024).nsid(1).cdw(10, 0).cdw(12, 63);
+        host.io.onCommand(r);
+        assertEquals(Status.SUCCESS, r.await(10, TimeUnit.SECONDS), "what MDTS allows goes through");
+        r.close();
+        back.release();
+    }
+
+    private int mdts(long transportMax) throws Exception {
+        LoopHost host = LoopHost.connect(target, new InflightBudget(0), NQN, HOST, TransportType.RDMA, transportMax);
+        ByteBuf id = Unpooled.buffer(4096);
+        LoopRequest r = host.adminRequest(id);
+        r.reset(Opcodes.ADMIN_IDENTIFY, 4096).cdw(10, 1);
+        host.admin.onCommand(r);
+        assertEquals(Status.SUCCESS, r.await(10, TimeUnit.SECONDS));
+        r.close();
+        int mdts = id.getUnsignedByte(IdentifyController.MDTS);
+        id.release();
+        return mdts;
+    }
+
     private int sgls(TransportType as) throws Exception {
         LoopHost host = LoopHost.connect(target, NQN, HOST, as);
         ByteBuf id = Unpooled.buffer(4096);

@@ -40,8 +40,14 @@ public final class LoopHost {
 
     /** As {@link #connect(TargetContext, String, UUID, TransportType)}, its Reads and Writes bounded by {@code inflight}. */
     public static LoopHost connect(TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as) {
+        return connect(target, inflight, subNqn, hostId, as, Long.MAX_VALUE);
+    }
+
+    /** As {@link #connect(TargetContext, InflightBudget, String, UUID, TransportType)}, over queues that carry at most {@code maxTransferBytes} per command. */
+    public static LoopHost connect(TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as,
+                                   long maxTransferBytes) {
         CommandSet commands = new CommandSet(target, inflight);
-        LoopQueue adminQueue = new LoopQueue(as, 8192);
+        LoopQueue adminQueue = new LoopQueue(as, 8192, maxTransferBytes);
         QueueSession admin = new QueueSession(adminQueue, commands);
         int cntlid;
         try (LoopRequest r = new LoopRequest(adminQueue, null)) {
@@ -51,7 +57,7 @@ public final class LoopHost {
             admin.onCommand(r);
             check(r, "Property Set CC.EN");
         }
-        LoopQueue ioQueue = new LoopQueue(as, 16384);
+        LoopQueue ioQueue = new LoopQueue(as, 16384, maxTransferBytes);
         QueueSession io = new QueueSession(ioQueue, commands);
         try (LoopRequest r = new LoopRequest(ioQueue, null)) {
             connect(io, r, hostId, subNqn, 1, cntlid);

@@ -13,18 +13,26 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 public final class LoopQueue implements TargetQueue {
     private final TransportType as;
     private final int inCapsuleDataSize;
+    private final long maxTransferBytes;
     private volatile int qid = -1;
     private volatile String closedBecause;
 
     public LoopQueue(TransportType as, int inCapsuleDataSize) {
+        this(as, inCapsuleDataSize, Long.MAX_VALUE);
+    }
+
+    /** A queue whose transport carries at most {@code maxTransferBytes} in one command (as RDMA's registered buffers bound it). */
+    public LoopQueue(TransportType as, int inCapsuleDataSize, long maxTransferBytes) {
         this.as = as;
         this.inCapsuleDataSize = inCapsuleDataSize;
+        this.maxTransferBytes = maxTransferBytes;
     }
 
     @Override public EventExecutor executor() { return ImmediateEventExecutor.INSTANCE; }
     @Override public TransportType transport() { return as; }
     @Override public String remoteAddress() { return "loop"; }
     @Override public int inCapsuleDataSize() { return inCapsuleDataSize; }
+    @Override public long maxTransferBytes() { return maxTransferBytes; }
     @Override public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) { this.qid = qid; }
     @Override public void close(String reason) { closedBecause = reason; }
 

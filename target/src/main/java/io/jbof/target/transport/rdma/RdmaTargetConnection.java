@@ -118,6 +118,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     @Override public TransportType transport() { return TransportType.RDMA; }
     @Override public String remoteAddress() { return remote; }
     @Override public int inCapsuleDataSize() { return inCapsule; }
+    /** No command's data may need more registered buffers than the pool has. */
+    @Override public long maxTransferBytes() { return Math.min(buffers.capacityBytes(), transport.maxTransfer()); }
 
     @Override
     public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {

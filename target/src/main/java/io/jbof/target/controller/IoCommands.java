@@ -60,8 +60,8 @@ final class IoCommands {
             return;
         }
         switch (opcode) {
-            case Opcodes.IO_READ: read(session, req, ns); break;
-            case Opcodes.IO_WRITE: write(session, req, ns); break;
+            case Opcodes.IO_READ: read(session, state, ns); break;
+            case Opcodes.IO_WRITE: write(session, state, ns); break;
             case Opcodes.IO_FLUSH: op(req, session).blocking(ns, IoOp.FLUSH, 0, 0); break;
             case Opcodes.IO_WRITE_ZEROES: writeZeroes(session, req, ns); break;
             case Opcodes.IO_DATASET_MANAGEMENT: datasetManagement(session, req, ns); break;
@@ -104,9 +104,9 @@ final class IoCommands {
         return (int) bytes;
     }
 
-    private void read(QueueSession session, TargetRequest req, TargetNamespace ns) {
+    private void read(QueueSession session, IoOp op, TargetNamespace ns) {
+        TargetRequest req = op.req;
         int bytes = checkTransfer(req, ns, session.maxTransfer);
-        IoOp op = op(req, session);
         if (bytes < 0 || !session.admit(op, bytes)) return;
         long position = req.command().slba() << ns.blockShift();
         if (ns.direct()) {
@@ -128,13 +128,13 @@ final class IoCommands {
         op.done(Status.SUCCESS, 0);
     }
 
-    private void write(QueueSession session, TargetRequest req, TargetNamespace ns) {
+    private void write(QueueSession session, IoOp op, TargetNamespace ns) {
+        TargetRequest req = op.req;
         if (ns.readOnly()) {
             req.complete(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), 0);
             return;
         }
         int bytes = checkTransfer(req, ns, session.maxTransfer);
-        IoOp op = op(req, session);
         if (bytes < 0 || !session.admit(op, bytes)) return;
         session.writeCommands++;
         session.bytesWritten += bytes;

@@ -18,7 +18,7 @@ public enum Tunable {
     TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
     RDMA_ACK_TIMEOUT("jbof.rdma.ackTimeout", "14",
             "Both roles, NVMe/RDMA on InfiniBand/RoCE: local ACK timeout, 4.096 us x 2^N (14: 67 ms) before a lost packet is sent again; 0: rdma_cm's own."),
-    RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device."),
+    RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device; fewer than 8 lower the MDTS RDMA hosts are told."),
     RDMA_REMOTE_INVALIDATE("jbof.rdma.remoteInvalidate", "true", "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),
     RDMA_SPIN_POLLS("jbof.rdma.spinPolls", "64", "Both roles, NVMe/RDMA: empty completion-queue polls before an event loop sleeps on its channel."),
     RDMA_TRANSFER_SIZE("jbof.rdma.transferSize", String.valueOf(128 * 1024), "Initiator, NVMe/RDMA: the registered data buffer of each command slot, so the largest transfer of one command.");

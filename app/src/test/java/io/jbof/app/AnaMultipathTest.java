@@ -1,5 +1,10 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jbof.initiator.ConnectOptions;
@@ -17,10 +22,6 @@ import io.jbof.target.config.TargetConfig;
 import io.jbof.target.mgmt.RpcSocketServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -31,11 +32,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Listeners per subsystem and Asymmetric Namespace Access, driven through the management API, seen by real hosts on loopback. */
 class AnaMultipathTest {
@@ -43,7 +42,9 @@ class AnaMultipathTest {
     /** AER completion dword 0: Notice (2), ANA change (03h), log page 0Ch. */
     static final int ANA_CHANGE_EVENT = 0x2 | (0x03 << 8) | (0x0C << 16);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     TargetServer target;
     RpcSocketServer rpc;
     Path socket;
@@ -78,13 +79,24 @@ class AnaMultipathTest {
     }
 
     static NvmeController connect(int port, String nqn) throws IOException {
-        return NvmeController.connect(ConnectOptions.builder().port(port).subsystemNqn(nqn)
-                .ioQueues(Nqn.DISCOVERY.equals(nqn) ? 0 : 1).queueDepth(16).build());
+        return NvmeController.connect(ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(nqn)
+                .ioQueues(Nqn.DISCOVERY.equals(nqn) ? 0 : 1)
+                .queueDepth(16)
+                .build());
     }
 
     static ObjectNode listener(int port) {
-        return RpcClient.params().put("nqn", NQN).set("listen_address",
-                RpcClient.params().put("trtype", "tcp").put("adrfam", "ipv4").put("traddr", "127.0.0.1").put("trsvcid", Integer.toString(port)));
+        return RpcClient.params()
+                .put("nqn", NQN)
+                .set(
+                        "listen_address",
+                        RpcClient.params()
+                                .put("trtype", "tcp")
+                                .put("adrfam", "ipv4")
+                                .put("traddr", "127.0.0.1")
+                                .put("trsvcid", Integer.toString(port)));
     }
 
     /** Enables ANA change notices and leaves one Asynchronous Event Request outstanding. */
@@ -111,7 +123,9 @@ class AnaMultipathTest {
 
     static int writeStatus(NvmeController host) throws Exception {
         try {
-            host.namespace(1).write(0, 1, Unpooled.wrappedBuffer(new byte[4096]), false).get(10, TimeUnit.SECONDS);
+            host.namespace(1)
+                    .write(0, 1, Unpooled.wrappedBuffer(new byte[4096]), false)
+                    .get(10, TimeUnit.SECONDS);
             return Status.SUCCESS;
         } catch (ExecutionException e) {
             return ((NvmeException) e.getCause()).status();
@@ -121,16 +135,24 @@ class AnaMultipathTest {
     @Test
     void identifyReportsAnaAndEachNamespaceItsGroup() throws Exception {
         start();
-        ObjectNode ns = RpcClient.params().put("path", dir.resolve("b.img").toString()).put("size", "4M").put("anagrpid", 7);
-        RpcClient.ok(socket, "nvmf_subsystem_add_ns", RpcClient.params().put("nqn", NQN).set("namespace", ns));
+        ObjectNode ns = RpcClient.params()
+                .put("path", dir.resolve("b.img").toString())
+                .put("size", "4M")
+                .put("anagrpid", 7);
+        RpcClient.ok(
+                socket,
+                "nvmf_subsystem_add_ns",
+                RpcClient.params().put("nqn", NQN).set("namespace", ns));
         try (NvmeController host = connect(TestTargets.port(target), NQN)) {
             ByteBuf id = Unpooled.buffer(4096);
             host.identify(Opcodes.CNS_CONTROLLER, 0, id);
-            assertEquals(IdentifyController.CMIC_ANA, id.getByte(IdentifyController.CMIC) & IdentifyController.CMIC_ANA);
+            assertEquals(
+                    IdentifyController.CMIC_ANA, id.getByte(IdentifyController.CMIC) & IdentifyController.CMIC_ANA);
             assertEquals(IdentifyController.ANACAP_ALL_STATES, id.getByte(IdentifyController.ANACAP));
             assertEquals(AnaLog.MAX_GROUPS, id.getIntLE(IdentifyController.NANAGRPID));
             int mnan = id.getIntLE(IdentifyController.MNAN);
-            assertTrue(mnan > 0 && mnan <= id.getIntLE(IdentifyController.NN), "Linux refuses ANA unless 0 < MNAN <= NN");
+            assertTrue(
+                    mnan > 0 && mnan <= id.getIntLE(IdentifyController.NN), "Linux refuses ANA unless 0 < MNAN <= NN");
             assertTrue((id.getIntLE(IdentifyController.OAES) & IdentifyController.OAES_ANA_CHANGE) != 0);
             ByteBuf n = Unpooled.buffer(4096);
             host.identify(Opcodes.CNS_NAMESPACE, 2, n);
@@ -147,17 +169,23 @@ class AnaMultipathTest {
         try (NvmeController disc = connect(first, Nqn.DISCOVERY)) {
             List<String> listed = new ArrayList<>();
             for (DiscoveryEntry e : disc.discoveryLog()) listed.add(e.trsvcid());
-            assertEquals(List.of(Integer.toString(first), Integer.toString(second)), listed, "one discovery entry per listener");
+            assertEquals(
+                    List.of(Integer.toString(first), Integer.toString(second)),
+                    listed,
+                    "one discovery entry per listener");
         }
         NvmeController viaSecond = connect(second, NQN);
         try (NvmeController viaFirst = connect(first, NQN)) {
             assertEquals(Status.SUCCESS, writeStatus(viaSecond));
             RpcClient.ok(socket, "nvmf_subsystem_remove_listener", listener(second));
-            assertThrows(ExecutionException.class, () -> viaSecond.getFeatures(Opcodes.FEAT_ASYNC_EVENT_CONFIG).get(10, TimeUnit.SECONDS),
+            assertThrows(
+                    ExecutionException.class,
+                    () -> viaSecond.getFeatures(Opcodes.FEAT_ASYNC_EVENT_CONFIG).get(10, TimeUnit.SECONDS),
                     "the controller that came through the removed listener is gone");
             assertEquals(Status.SUCCESS, writeStatus(viaFirst), "the other path serves on");
             NvmeException refused = assertThrows(NvmeException.class, () -> connect(second, NQN));
-            assertEquals(Status.CONNECT_INVALID_PARAMETERS, refused.status() & 0x7FF, "as nvmet: not linked to that port");
+            assertEquals(
+                    Status.CONNECT_INVALID_PARAMETERS, refused.status() & 0x7FF, "as nvmet: not linked to that port");
         } finally {
             viaSecond.close();
         }
@@ -170,11 +198,16 @@ class AnaMultipathTest {
         int[] ports = startWithTwoListeners();
         int first = ports[0];
         int second = ports[1];
-        try (NvmeController a = connect(first, NQN); NvmeController b = connect(second, NQN)) {
+        try (NvmeController a = connect(first, NQN);
+                NvmeController b = connect(second, NQN)) {
             CompletableFuture<Long> eventA = awaitAnaEvent(a);
             CompletableFuture<Long> eventB = awaitAnaEvent(b);
-            RpcClient.ok(socket, "nvmf_subsystem_listener_set_ana_state", listener(first).put("ana_state", "inaccessible").put("anagrpid", 1));
-            assertEquals(ANA_CHANGE_EVENT, eventA.get(10, TimeUnit.SECONDS) & 0xFFFFFF, "the host on that path is told");
+            RpcClient.ok(
+                    socket,
+                    "nvmf_subsystem_listener_set_ana_state",
+                    listener(first).put("ana_state", "inaccessible").put("anagrpid", 1));
+            assertEquals(
+                    ANA_CHANGE_EVENT, eventA.get(10, TimeUnit.SECONDS) & 0xFFFFFF, "the host on that path is told");
             assertFalse(eventB.isDone(), "the other path did not change");
             assertEquals(Map.of(1, "3:[1]"), anaLog(a));
             assertEquals(Map.of(1, "1:[1]"), anaLog(b));
@@ -184,12 +217,18 @@ class AnaMultipathTest {
             assertEquals(Status.SUCCESS, writeStatus(b));
 
             CompletableFuture<Long> again = awaitAnaEvent(a); // the log was read: the notice may come again
-            RpcClient.ok(socket, "nvmf_subsystem_listener_set_ana_state", listener(first).put("ana_state", "optimized"));
+            RpcClient.ok(
+                    socket,
+                    "nvmf_subsystem_listener_set_ana_state",
+                    listener(first).put("ana_state", "optimized"));
             assertEquals(ANA_CHANGE_EVENT, again.get(10, TimeUnit.SECONDS) & 0xFFFFFF);
             assertEquals(Status.SUCCESS, writeStatus(a), "the path serves again");
         }
-        JsonNode listeners = RpcClient.ok(socket, "nvmf_subsystem_get_listeners", RpcClient.params().put("nqn", NQN));
-        assertEquals("optimized", listeners.get(0).get("ana_states").get(0).get("ana_state").asText());
+        JsonNode listeners = RpcClient.ok(
+                socket, "nvmf_subsystem_get_listeners", RpcClient.params().put("nqn", NQN));
+        assertEquals(
+                "optimized",
+                listeners.get(0).get("ana_states").get(0).get("ana_state").asText());
     }
 
     @Test
@@ -197,14 +236,18 @@ class AnaMultipathTest {
         start();
         int second = freePort();
         RpcClient.ok(socket, "nvmf_subsystem_add_listener", listener(second));
-        RpcClient.ok(socket, "nvmf_subsystem_listener_set_ana_state", listener(second).put("ana_state", "non_optimized"));
+        RpcClient.ok(
+                socket,
+                "nvmf_subsystem_listener_set_ana_state",
+                listener(second).put("ana_state", "non_optimized"));
         TargetConfig saved = TargetConfig.read(configFile);
         rpc.close();
         target.close();
         target = TargetServer.start(saved, true);
         rpc = null;
         try (NvmeController host = connect(second, NQN)) {
-            assertEquals(Map.of(1, "2:[1]"), anaLog(host), "the restored target reports the saved state on that listener");
+            assertEquals(
+                    Map.of(1, "2:[1]"), anaLog(host), "the restored target reports the saved state on that listener");
         }
         try (NvmeController host = connect(TestTargets.port(target), NQN)) {
             assertEquals(Map.of(1, "1:[1]"), anaLog(host));
@@ -227,8 +270,11 @@ class AnaMultipathTest {
     @Test
     void listenerBeyondLoopbackIsRefusedForASubsystemOpenToAnyHostByDefault() throws Exception {
         start();
-        ObjectNode p = RpcClient.params().put("nqn", NQN).set("listen_address",
-                RpcClient.params().put("traddr", "0.0.0.0").put("trsvcid", Integer.toString(freePort())));
+        ObjectNode p = RpcClient.params()
+                .put("nqn", NQN)
+                .set(
+                        "listen_address",
+                        RpcClient.params().put("traddr", "0.0.0.0").put("trsvcid", Integer.toString(freePort())));
         JsonNode err = RpcClient.call(socket, "nvmf_subsystem_add_listener", p);
         assertEquals(-32602, err.get("error").get("code").asInt(), err.toString());
         assertTrue(err.get("error").get("message").asText().contains("add-host"), err.toString());

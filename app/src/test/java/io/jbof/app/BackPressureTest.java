@@ -1,24 +1,23 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
 import io.jbof.target.TargetServer;
-import io.jbof.transport.tcp.Pdu;
 import io.jbof.target.transport.tcp.TcpBackPressure;
+import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A host that sends many Reads and never reads its socket makes its own connection wait: the target
@@ -28,13 +27,15 @@ class BackPressureTest {
     static final String NQN = "nqn.2024-01.io.jbof:backpressure";
     static final int READS = 15_000;
     static final int BLOCKS = 3; // 12 KiB: below the sendfile size, so each reply is a copied buffer
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void aHostThatNeverReadsIsPausedAndTheTargetsMemoryStaysBounded() throws Exception {
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             RawTcpHost admin = RawTcpHost.admin(TestTargets.port(t), NQN, 0);
-             RawTcpHost io = RawTcpHost.io(TestTargets.port(t), NQN, admin.cntlid(), 1, false)) {
+                RawTcpHost admin = RawTcpHost.admin(TestTargets.port(t), NQN, 0);
+                RawTcpHost io = RawTcpHost.io(TestTargets.port(t), NQN, admin.cntlid(), 1, false)) {
             TcpBackPressure bp = t.tcpBackPressure();
             long before = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
             // 15k capsules are ~1 MiB: the kernel's socket buffers take them all, so these writes finish
@@ -53,15 +54,20 @@ class BackPressureTest {
             // The target pauses this connection (the event it must reach); bounded so a target that never
             // pauses fails on the memory it took instead of hanging the test.
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (bp.pausedConnections() == 0 && System.nanoTime() < end
+            while (bp.pausedConnections() == 0
+                    && System.nanoTime() < end
                     && PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - before < (160L << 20)) {
                 LockSupport.parkNanos(1_000_000);
             }
             long held = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - before;
             assertEquals(1, bp.pausedConnections(), "the connection stopped reading");
-            assertTrue(held < (32L << 20), "the target holds " + (held >> 20) + " MiB of replies for a host that does not read");
-            assertTrue(bp.peakUnsentBytes() <= TcpBackPressure.HIGH_WATER + (1 << 20),
-                    "unsent replies of one connection stay within the high water mark and one reply: " + bp.peakUnsentBytes());
+            assertTrue(
+                    held < (32L << 20),
+                    "the target holds " + (held >> 20) + " MiB of replies for a host that does not read");
+            assertTrue(
+                    bp.peakUnsentBytes() <= TcpBackPressure.HIGH_WATER + (1 << 20),
+                    "unsent replies of one connection stay within the high water mark and one reply: "
+                            + bp.peakUnsentBytes());
 
             // Once the host reads, every command is answered, in full.
             int answered = 0;

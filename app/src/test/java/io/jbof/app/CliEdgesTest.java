@@ -1,22 +1,23 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.target.TargetServer;
 import io.jbof.target.cli.TargetMain;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** The command line at its edges: every verb answers --help, and a wrong value gets a message saying what to do. */
 class CliEdgesTest {
     static final String NQN = "nqn.2024-01.io.jbof:cli";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     record Run(int code, String out, String err) {}
 
@@ -36,7 +37,9 @@ class CliEdgesTest {
             for (String flag : new String[] {"--help", "-h"}) {
                 Run r = run(JbofMain.commandLine(false), verb, flag);
                 assertEquals(0, r.code(), "jbof " + verb + " " + flag + ": " + r.err());
-                assertTrue(r.out().contains("Usage: jbof " + verb), "jbof " + verb + " " + flag + " prints its usage: " + r.out());
+                assertTrue(
+                        r.out().contains("Usage: jbof " + verb),
+                        "jbof " + verb + " " + flag + " prints its usage: " + r.out());
             }
         }
         Run t = run(TargetMain.commandLine(), "--help");
@@ -49,14 +52,28 @@ class CliEdgesTest {
         Run r = run(JbofMain.commandLine(false), "generate-completion");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("complete -F"), "a bash completion script");
-        for (String verb : new String[] {"read", "bench", "mount", "durability"}) assertTrue(r.out().contains(verb), verb);
+        for (String verb : new String[] {"read", "bench", "mount", "durability"})
+            assertTrue(r.out().contains(verb), verb);
     }
 
     @Test
     void aRangePastTheEndIsRefusedEvenWhenItOverflows() throws Exception {
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")))) {
-            Run r = run(JbofMain.commandLine(false), "read", "-a", "127.0.0.1", "-s", String.valueOf(TestTargets.port(t)), "-n", NQN,
-                    "--offset", "8", "--length", "9223372036854775807", "--output", dir.resolve("out").toString());
+            Run r = run(
+                    JbofMain.commandLine(false),
+                    "read",
+                    "-a",
+                    "127.0.0.1",
+                    "-s",
+                    String.valueOf(TestTargets.port(t)),
+                    "-n",
+                    NQN,
+                    "--offset",
+                    "8",
+                    "--length",
+                    "9223372036854775807",
+                    "--output",
+                    dir.resolve("out").toString());
             assertEquals(2, r.code(), r.err());
             assertTrue(r.err().contains("reaches beyond namespace 1"), r.err());
         }
@@ -80,13 +97,24 @@ class CliEdgesTest {
         assertEquals(2, controllers.code());
         assertTrue(controllers.err().contains("--max-controllers must be"), controllers.err());
 
-        Run twice = run(TargetMain.commandLine(), "--nqn", NQN, "--namespace", ns, "--namespace", dir.resolve("a.img").toString());
+        Run twice = run(
+                TargetMain.commandLine(),
+                "--nqn",
+                NQN,
+                "--namespace",
+                ns,
+                "--namespace",
+                dir.resolve("a.img").toString());
         assertEquals(2, twice.code());
-        assertTrue(twice.err().contains("is already namespace 1") && twice.err().contains("needs a file of its own"), twice.err());
+        assertTrue(
+                twice.err().contains("is already namespace 1") && twice.err().contains("needs a file of its own"),
+                twice.err());
 
         // Even root may not create files in /sys.
         Run denied = run(TargetMain.commandLine(), "--nqn", NQN, "--namespace", "/sys/jbof-cli-test.img:1M");
         assertEquals(2, denied.code());
-        assertTrue(denied.err().contains("permission denied") && denied.err().contains("/sys/jbof-cli-test.img"), denied.err());
+        assertTrue(
+                denied.err().contains("permission denied") && denied.err().contains("/sys/jbof-cli-test.img"),
+                denied.err());
     }
 }

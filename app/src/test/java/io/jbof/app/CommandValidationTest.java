@@ -1,5 +1,8 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
@@ -7,15 +10,11 @@ import io.jbof.nvme.Status;
 import io.jbof.target.TargetServer;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * Commands Linux's nvmet refuses with Invalid Field in Command are refused here too, before any data
@@ -24,7 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 class CommandValidationTest {
     static final String NQN = "nqn.2024-01.io.jbof:validation";
     static final int INVALID_FIELD = Status.dnr(Status.INVALID_FIELD);
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
+
     TargetServer target;
     RawTcpHost admin;
 
@@ -103,10 +105,19 @@ class CommandValidationTest {
             RawTcpHost.command(w).nsid(1).slba(0).nlb(1);
             Sgl.write(w, 0, 0, 4096, Sgl.ID_IN_CAPSULE);
             ByteBuf pdu = io.netty.buffer.Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN + 4096 + 4);
-            Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, Pdu.FLAG_DDGST, Pdu.CAPSULE_CMD_HLEN, Pdu.CAPSULE_CMD_HLEN, Pdu.CAPSULE_CMD_HLEN + 4096 + 4);
+            Pdu.writeCommonHeader(
+                    pdu,
+                    Pdu.CAPSULE_CMD,
+                    Pdu.FLAG_DDGST,
+                    Pdu.CAPSULE_CMD_HLEN,
+                    Pdu.CAPSULE_CMD_HLEN,
+                    Pdu.CAPSULE_CMD_HLEN + 4096 + 4);
             pdu.writeBytes(w, 0, 64).writeBytes(data).writeIntLE(0xBAD);
             q.write(pdu);
-            assertEquals(Status.TRANSIENT_TRANSPORT_ERROR, RawTcpHost.status(q.readPdu()), "in-capsule data with a bad digest");
+            assertEquals(
+                    Status.TRANSIENT_TRANSPORT_ERROR,
+                    RawTcpHost.status(q.readPdu()),
+                    "in-capsule data with a bad digest");
 
             // H2CData with a wrong digest, after an R2T.
             ByteBuf big = RawTcpHost.sqe(Opcodes.IO_WRITE, 2);

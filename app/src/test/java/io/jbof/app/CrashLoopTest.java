@@ -1,19 +1,18 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.cli.DurabilityModel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.Semaphore;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 of the target in the middle of random writes, Flushes and FUA writes, many times in a row.
@@ -26,7 +25,9 @@ class CrashLoopTest {
     static final String NQN = "nqn.2024-01.io.jbof:crash-loop";
     static final int BS = 4096;
     static final int BLOCKS = 4096; // 16 MiB
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     private final DurabilityModel model = new DurabilityModel(1, 0, BLOCKS, BS);
 
@@ -48,10 +49,12 @@ class CrashLoopTest {
                 }
             }
         }
-        try (DaemonProcess t = DaemonProcess.java(args); NvmeController c = NvmeController.connect(options(t.port))) {
+        try (DaemonProcess t = DaemonProcess.java(args);
+                NvmeController c = NvmeController.connect(options(t.port))) {
             checked += verifyAndRebase(c.namespace(1), "after the last kill (seed " + seed + ")");
         }
-        System.out.printf("crash loop: %d kill -9 restarts, %d writes acknowledged, %d flushes, %d FUA writes, %d blocks verified%n",
+        System.out.printf(
+                "crash loop: %d kill -9 restarts, %d writes acknowledged, %d flushes, %d FUA writes, %d blocks verified%n",
                 iterations, model.acknowledged(), model.flushes(), model.fuaWrites(), checked);
         assertTrue(model.flushes() > 0 && model.fuaWrites() > 0, "the run exercised Flush and FUA");
     }
@@ -74,7 +77,10 @@ class CrashLoopTest {
             boolean fua = kind < 15;
             int n = 1 + rnd.nextInt(16);
             long[] claim = model.startWrite(rnd, n);
-            if (claim == null) { depth.release(); continue; }
+            if (claim == null) {
+                depth.release();
+                continue;
+            }
             int first = (int) claim[0];
             long v = claim[1];
             ByteBuf data = Unpooled.directBuffer(n * BS);
@@ -102,6 +108,12 @@ class CrashLoopTest {
     }
 
     private static ConnectOptions options(int port) {
-        return ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(2).queueDepth(32).commandTimeoutMillis(10_000).build();
+        return ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(NQN)
+                .ioQueues(2)
+                .queueDepth(32)
+                .commandTimeoutMillis(10_000)
+                .build();
     }
 }

@@ -68,8 +68,10 @@ final class DaemonProcess implements AutoCloseable {
 
     /** The target in a child JVM, with {@code env} added to its environment. */
     static DaemonProcess java(Map<String, String> env, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 "io.jbof.target.cli.TargetMain"));
         cmd.addAll(List.of(args));
         return start(cmd, LISTENING, env);
@@ -79,7 +81,9 @@ final class DaemonProcess implements AutoCloseable {
         try {
             String line;
             while ((line = out.readLine()) != null) {
-                synchronized (output) { output.add(line); }
+                synchronized (output) {
+                    output.add(line);
+                }
             }
         } catch (IOException ignored) {
             // the process is gone
@@ -103,7 +107,9 @@ final class DaemonProcess implements AutoCloseable {
     }
 
     String outputText() {
-        synchronized (output) { return String.join("\n", output); }
+        synchronized (output) {
+            return String.join("\n", output);
+        }
     }
 
     @Override

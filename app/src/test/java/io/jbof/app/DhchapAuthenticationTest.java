@@ -1,5 +1,9 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
@@ -16,11 +20,6 @@ import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,10 +32,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** DH-HMAC-CHAP between the jbof initiator and target on loopback: who gets in, who does not, and why. */
 class DhchapAuthenticationTest {
@@ -44,8 +43,10 @@ class DhchapAuthenticationTest {
     static final String HOST = "nqn.2024-01.io.jbof:host-with-secret";
     static final String OPEN_HOST = "nqn.2024-01.io.jbof:host-without-secret";
     static String hostSecret, ctrlSecret, otherSecret;
+
     @TempDir
     static Path dir;
+
     static TargetServer target;
     static int port;
 
@@ -76,17 +77,27 @@ class DhchapAuthenticationTest {
     }
 
     static ConnectOptions.Builder options(String host) {
-        return ConnectOptions.builder().port(port).subsystemNqn(NQN).hostNqn(host).ioQueues(2).queueDepth(16)
-                .connectTimeoutMillis(5000).commandTimeoutMillis(10_000);
+        return ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(NQN)
+                .hostNqn(host)
+                .ioQueues(2)
+                .queueDepth(16)
+                .connectTimeoutMillis(5000)
+                .commandTimeoutMillis(10_000);
     }
 
     @Test
     void aHostWithItsSecretAuthenticatesEveryQueueAndDoesIo() throws Exception {
-        try (NvmeController c = NvmeController.connect(options(HOST).dhchapSecret(hostSecret).build())) {
+        try (NvmeController c =
+                NvmeController.connect(options(HOST).dhchapSecret(hostSecret).build())) {
             roundTrip(c);
         }
         // Bidirectional: the host checks the controller's response with the controller secret.
-        try (NvmeController c = NvmeController.connect(options(HOST).dhchapSecret(hostSecret).dhchapCtrlSecret(ctrlSecret).build())) {
+        try (NvmeController c = NvmeController.connect(options(HOST)
+                .dhchapSecret(hostSecret)
+                .dhchapCtrlSecret(ctrlSecret)
+                .build())) {
             roundTrip(c);
         }
     }
@@ -112,20 +123,34 @@ class DhchapAuthenticationTest {
 
     @Test
     void aHostWithoutItsSecretIsToldToGiveOne() {
-        IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).build()));
-        assertTrue(e.getMessage().contains("requires DH-HMAC-CHAP") && e.getMessage().contains("--dhchap-secret"), e.getMessage());
+        IOException e = assertThrows(
+                IOException.class, () -> NvmeController.connect(options(HOST).build()));
+        assertTrue(
+                e.getMessage().contains("requires DH-HMAC-CHAP")
+                        && e.getMessage().contains("--dhchap-secret"),
+                e.getMessage());
     }
 
     @Test
     void aWrongSecretIsRefusedWithAuthenticationFailed() {
-        IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).dhchapSecret(otherSecret).build()));
-        assertTrue(e.getMessage().contains("DH-HMAC-CHAP refused") && e.getMessage().contains("authentication failed"), e.getMessage());
+        IOException e = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(
+                        options(HOST).dhchapSecret(otherSecret).build()));
+        assertTrue(
+                e.getMessage().contains("DH-HMAC-CHAP refused")
+                        && e.getMessage().contains("authentication failed"),
+                e.getMessage());
     }
 
     @Test
     void aControllerThatDoesNotKnowTheControllerSecretFailsTheHostsCheck() {
-        IOException e = assertThrows(IOException.class,
-                () -> NvmeController.connect(options(HOST).dhchapSecret(hostSecret).dhchapCtrlSecret(otherSecret).build()));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(options(HOST)
+                        .dhchapSecret(hostSecret)
+                        .dhchapCtrlSecret(otherSecret)
+                        .build()));
         assertTrue(e.getMessage().contains("the controller failed authentication"), e.getMessage());
     }
 
@@ -136,15 +161,23 @@ class DhchapAuthenticationTest {
     @Test
     void aControllerThatClosesOnFailure2StillGetsTheFailedCheckReported() throws Exception {
         try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Boolean> dropped = CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
-                @Override
-                public boolean test(ByteBuf pdu) {
-                    return authMessageId(pdu) == AuthMessages.FAILURE2;
-                }
-            }));
-            IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).port(relay.getLocalPort())
-                    .dhchapSecret(hostSecret).dhchapCtrlSecret(otherSecret).build()));
-            assertTrue(dropped.get(30, TimeUnit.SECONDS), "the relay saw the host's Failure2 and closed instead of forwarding it");
+            CompletableFuture<Boolean> dropped =
+                    CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
+                        @Override
+                        public boolean test(ByteBuf pdu) {
+                            return authMessageId(pdu) == AuthMessages.FAILURE2;
+                        }
+                    }));
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> NvmeController.connect(options(HOST)
+                            .port(relay.getLocalPort())
+                            .dhchapSecret(hostSecret)
+                            .dhchapCtrlSecret(otherSecret)
+                            .build()));
+            assertTrue(
+                    dropped.get(30, TimeUnit.SECONDS),
+                    "the relay saw the host's Failure2 and closed instead of forwarding it");
             assertTrue(e.getMessage().contains("the controller failed authentication"), e.getMessage());
         }
     }
@@ -156,25 +189,35 @@ class DhchapAuthenticationTest {
     @Test
     void aControllerThatClosesInsteadOfSendingFailure1PointsAtTheHostSecret() throws Exception {
         try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Boolean> dropped = CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
-                private boolean replied;
+            CompletableFuture<Boolean> dropped =
+                    CompletableFuture.supplyAsync(() -> relayUntil(relay, new Predicate<>() {
+                        private boolean replied;
 
-                @Override
-                public boolean test(ByteBuf pdu) {
-                    if (authMessageId(pdu) == AuthMessages.REPLY) replied = true;
-                    return replied && isCommand(pdu, Opcodes.FCTYPE_AUTH_RECEIVE);
-                }
-            }));
-            IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(HOST).port(relay.getLocalPort())
-                    .dhchapSecret(otherSecret).build()));
-            assertTrue(dropped.get(30, TimeUnit.SECONDS), "the relay closed at the Authentication Receive that follows the host's reply");
-            assertTrue(e.getMessage().contains("DH-HMAC-CHAP failed after our response") && e.getMessage().contains("--dhchap-secret"),
+                        @Override
+                        public boolean test(ByteBuf pdu) {
+                            if (authMessageId(pdu) == AuthMessages.REPLY) replied = true;
+                            return replied && isCommand(pdu, Opcodes.FCTYPE_AUTH_RECEIVE);
+                        }
+                    }));
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> NvmeController.connect(options(HOST)
+                            .port(relay.getLocalPort())
+                            .dhchapSecret(otherSecret)
+                            .build()));
+            assertTrue(
+                    dropped.get(30, TimeUnit.SECONDS),
+                    "the relay closed at the Authentication Receive that follows the host's reply");
+            assertTrue(
+                    e.getMessage().contains("DH-HMAC-CHAP failed after our response")
+                            && e.getMessage().contains("--dhchap-secret"),
                     e.getMessage());
         }
     }
 
     private static boolean isCommand(ByteBuf pdu, int fctype) {
-        return Pdu.type(pdu, 0) == Pdu.CAPSULE_CMD && pdu.getUnsignedByte(Pdu.COMMON_HEADER) == Opcodes.FABRICS
+        return Pdu.type(pdu, 0) == Pdu.CAPSULE_CMD
+                && pdu.getUnsignedByte(Pdu.COMMON_HEADER) == Opcodes.FABRICS
                 && pdu.getUnsignedByte(Pdu.COMMON_HEADER + 4) == fctype;
     }
 
@@ -189,7 +232,8 @@ class DhchapAuthenticationTest {
      * closes both sides without forwarding it; false if the host went away first.
      */
     private static boolean relayUntil(ServerSocket relay, Predicate<ByteBuf> dropHere) {
-        try (Socket host = relay.accept(); Socket tgt = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket host = relay.accept();
+                Socket tgt = new Socket(InetAddress.getLoopbackAddress(), port)) {
             Thread back = new Thread(() -> {
                 try {
                     tgt.getInputStream().transferTo(host.getOutputStream());
@@ -228,22 +272,41 @@ class DhchapAuthenticationTest {
             in.readFully(new byte[Pdu.IC_LENGTH]);
             ByteBuf data = Connect.data(UUID.randomUUID(), Connect.CNTLID_DYNAMIC, NQN, HOST);
             ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-            new NvmeCommand().wrap(sqe, 0).opcode(Opcodes.FABRICS).flags(NvmeCommand.FLAGS_SGL).cid(1).fctype(Opcodes.FCTYPE_CONNECT)
-                    .cdw(10, 0).cdw(11, 31).cdw(12, 30_000);
+            new NvmeCommand()
+                    .wrap(sqe, 0)
+                    .opcode(Opcodes.FABRICS)
+                    .flags(NvmeCommand.FLAGS_SGL)
+                    .cid(1)
+                    .fctype(Opcodes.FCTYPE_CONNECT)
+                    .cdw(10, 0)
+                    .cdw(11, 31)
+                    .cdw(12, 30_000);
             Sgl.write(sqe, 0, 0, Connect.DATA_SIZE, Sgl.ID_IN_CAPSULE);
             send(s, sqe, data.array(), Connect.DATA_SIZE);
             ByteBuf r = readPdu(in);
             assertEquals(Status.SUCCESS, status(r));
-            assertTrue((r.getIntLE(Pdu.COMMON_HEADER) & AuthMessages.CONNECT_AUTHREQ_ATR) != 0, "Connect's DW0 asks for authentication (ATR)");
+            assertTrue(
+                    (r.getIntLE(Pdu.COMMON_HEADER) & AuthMessages.CONNECT_AUTHREQ_ATR) != 0,
+                    "Connect's DW0 asks for authentication (ATR)");
 
             ByteBuf identify = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-            new NvmeCommand().wrap(identify, 0).opcode(Opcodes.ADMIN_IDENTIFY).flags(NvmeCommand.FLAGS_SGL).cid(2).cdw(10, 1);
+            new NvmeCommand()
+                    .wrap(identify, 0)
+                    .opcode(Opcodes.ADMIN_IDENTIFY)
+                    .flags(NvmeCommand.FLAGS_SGL)
+                    .cid(2)
+                    .cdw(10, 1);
             Sgl.write(identify, 0, 0, 4096, Sgl.ID_TCP_TRANSPORT);
             send(s, identify, new byte[0], 0);
             assertEquals(Status.AUTHENTICATION_REQUIRED, status(readPdu(in)) & 0x7FF);
 
             ByteBuf get = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-            new NvmeCommand().wrap(get, 0).opcode(Opcodes.FABRICS).flags(NvmeCommand.FLAGS_SGL).cid(3).fctype(Opcodes.FCTYPE_PROPERTY_GET);
+            new NvmeCommand()
+                    .wrap(get, 0)
+                    .opcode(Opcodes.FABRICS)
+                    .flags(NvmeCommand.FLAGS_SGL)
+                    .cid(3)
+                    .fctype(Opcodes.FCTYPE_PROPERTY_GET);
             send(s, get, new byte[0], 0);
             assertEquals(Status.AUTHENTICATION_REQUIRED, status(readPdu(in)) & 0x7FF);
         }

@@ -1,22 +1,23 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A write acknowledged and then flushed survives kill -9 of the target process. */
 class FlushSurvivesKillTest {
     static final String NQN = "nqn.2024-01.io.jbof:crash";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void flushedBlocksReadBackAfterKill9AndRestart() throws Exception {
@@ -37,7 +38,8 @@ class FlushSurvivesKillTest {
                 t.kill9(); // while the initiator is still connected: no Disconnect, no shutdown
             }
         }
-        try (DaemonProcess t = DaemonProcess.java(args); NvmeController c = NvmeController.connect(options(t.port))) {
+        try (DaemonProcess t = DaemonProcess.java(args);
+                NvmeController c = NvmeController.connect(options(t.port))) {
             Namespace ns = c.namespace(1);
             assertEquals(32L << 20, ns.sizeBytes(), "the restarted target keeps the existing file's size");
             for (int i = 0; i < lbas.length; i++) {
@@ -49,6 +51,11 @@ class FlushSurvivesKillTest {
     }
 
     private static ConnectOptions options(int port) {
-        return ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(2).commandTimeoutMillis(10_000).build();
+        return ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(NQN)
+                .ioQueues(2)
+                .commandTimeoutMillis(10_000)
+                .build();
     }
 }

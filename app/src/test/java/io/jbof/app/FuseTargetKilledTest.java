@@ -1,13 +1,16 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.jbof.fuse.FuseMount;
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,12 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A FUSE mount whose target process is killed with SIGKILL: callers get EIO (no hang), the mount
@@ -28,12 +27,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class FuseTargetKilledTest {
     static final String NQN = "nqn.2024-01.io.jbof:fuse-kill";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void callersGetEioUnmountSucceedsAndFsyncedDataSurvives() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")),
-                "no /dev/fuse on this machine (modprobe fuse)");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse on this machine (modprobe fuse)");
         Path vol = dir.resolve("vol.img");
         String[] args = {"--listen", "127.0.0.1:0", "--nqn", NQN, "--namespace", vol + ":16M"};
         byte[] data = new byte[1_000_003];
@@ -54,16 +54,19 @@ class FuseTargetKilledTest {
                     IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(4096), 0));
                     assertTrue(e.getMessage().contains("Input/output error"), e.getMessage());
                     e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(100), 5000));
-                    assertTrue(e.getMessage().contains("Input/output error"), "still EIO, not a hang: " + e.getMessage());
+                    assertTrue(
+                            e.getMessage().contains("Input/output error"), "still EIO, not a hang: " + e.getMessage());
                 }
             } finally {
                 m.close();
                 c.close();
             }
             assertFalse(m.isMounted(), "the FUSE loop ended");
-            assertFalse(Files.readString(Path.of("/proc/mounts")).contains(mnt.toString()), "no longer in /proc/mounts");
+            assertFalse(
+                    Files.readString(Path.of("/proc/mounts")).contains(mnt.toString()), "no longer in /proc/mounts");
         }
-        try (DaemonProcess t = DaemonProcess.java(args); NvmeController c = NvmeController.connect(options(t.port))) {
+        try (DaemonProcess t = DaemonProcess.java(args);
+                NvmeController c = NvmeController.connect(options(t.port))) {
             ByteBuf b = Unpooled.buffer(2 << 20);
             c.namespace(1).readBlocking(0, 512, b);
             byte[] got = new byte[data.length];
@@ -73,6 +76,11 @@ class FuseTargetKilledTest {
     }
 
     private static ConnectOptions options(int port) {
-        return ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(2).commandTimeoutMillis(5_000).build();
+        return ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(NQN)
+                .ioQueues(2)
+                .commandTimeoutMillis(5_000)
+                .build();
     }
 }

@@ -1,5 +1,8 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
@@ -7,9 +10,6 @@ import io.jbof.target.TargetServer;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,19 +18,20 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Garbage on one socket ends only that connection; a healthy queue beside it keeps moving data. */
 class HostileSocketTest {
     static final String NQN = "nqn.2024-01.io.jbof:hostile";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void garbageInsteadOfICReqClosesOnlyThatSocket() throws Exception {
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             NvmeController healthy = NvmeController.connect(options(t))) {
+                NvmeController healthy = NvmeController.connect(options(t))) {
             roundTrip(healthy, 1);
             SplittableRandom rnd = new SplittableRandom(7);
             for (int i = 0; i < 20; i++) {
@@ -49,7 +50,7 @@ class HostileSocketTest {
     @Test
     void malformedPduAfterHandshakeGetsC2HTermReq() throws Exception {
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             NvmeController healthy = NvmeController.connect(options(t))) {
+                NvmeController healthy = NvmeController.connect(options(t))) {
             try (Socket s = connect(t)) {
                 OutputStream out = s.getOutputStream();
                 DataInputStream in = new DataInputStream(s.getInputStream());
@@ -82,8 +83,9 @@ class HostileSocketTest {
     void aSocketThatNeverBecomesAQueueIsClosed() throws Exception {
         // The surefire configuration sets jbof.tcp.connectTimeoutMs to 5 s (default 30 s).
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             NvmeController healthy = NvmeController.connect(options(t))) {
-            try (Socket silent = connect(t); Socket noConnect = connect(t)) {
+                NvmeController healthy = NvmeController.connect(options(t))) {
+            try (Socket silent = connect(t);
+                    Socket noConnect = connect(t)) {
                 ByteBuf ic = Unpooled.buffer(Pdu.IC_LENGTH);
                 Pdu.writeCommonHeader(ic, Pdu.IC_REQ, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
                 ic.writeZero(Pdu.IC_LENGTH - ic.writerIndex());
@@ -109,7 +111,9 @@ class HostileSocketTest {
             }
             if (n < 0) return;
             total += n;
-            assertTrue(total <= 2 * Pdu.TERM_REQ_MAX_PLEN + Pdu.IC_LENGTH, "the target answered junk with " + total + " bytes");
+            assertTrue(
+                    total <= 2 * Pdu.TERM_REQ_MAX_PLEN + Pdu.IC_LENGTH,
+                    "the target answered junk with " + total + " bytes");
         }
     }
 
@@ -131,6 +135,10 @@ class HostileSocketTest {
     }
 
     private static ConnectOptions options(TargetServer t) {
-        return ConnectOptions.builder().port(TestTargets.port(t)).subsystemNqn(NQN).ioQueues(1).build();
+        return ConnectOptions.builder()
+                .port(TestTargets.port(t))
+                .subsystemNqn(NQN)
+                .ioQueues(1)
+                .build();
     }
 }

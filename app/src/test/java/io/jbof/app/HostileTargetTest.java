@@ -1,14 +1,14 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.NvmeController;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,17 +17,22 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The initiator against a target that answers ICReq properly and then misbehaves: every case ends in
  * an error for the caller (never a hang), and protocol violations get an H2CTermReq before the close.
  */
 class HostileTargetTest {
-    enum Misbehaviour { UNKNOWN_CID, GARBAGE, HUGE_PLEN, DATA_FOR_A_COMMAND_THAT_READS_NONE, SILENCE }
+    enum Misbehaviour {
+        UNKNOWN_CID,
+        GARBAGE,
+        HUGE_PLEN,
+        DATA_FOR_A_COMMAND_THAT_READS_NONE,
+        SILENCE
+    }
 
     @ParameterizedTest
     @EnumSource(Misbehaviour.class)
@@ -35,9 +40,14 @@ class HostileTargetTest {
     void aMisbehavingTargetFailsTheConnectWithoutHanging(Misbehaviour how) throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<Integer> seenByTarget = CompletableFuture.supplyAsync(() -> misbehave(server, how));
-            ConnectOptions o = ConnectOptions.builder().port(server.getLocalPort()).subsystemNqn("nqn.2024-01.io.jbof:hostile")
-                    .ioQueues(1).commandTimeoutMillis(1500).build();
-            Exception e = assertThrows(Exception.class, () -> NvmeController.connect(o).close());
+            ConnectOptions o = ConnectOptions.builder()
+                    .port(server.getLocalPort())
+                    .subsystemNqn("nqn.2024-01.io.jbof:hostile")
+                    .ioQueues(1)
+                    .commandTimeoutMillis(1500)
+                    .build();
+            Exception e = assertThrows(
+                    Exception.class, () -> NvmeController.connect(o).close());
             assertTrue(e instanceof IOException, "an I/O error for the caller, not " + e);
             int lastPduType = seenByTarget.get(30, TimeUnit.SECONDS);
             if (how != Misbehaviour.SILENCE) {
@@ -74,8 +84,14 @@ class HostileTargetTest {
                     bad.writeZero(Pdu.DATA_HLEN - 8);
                     break;
                 case DATA_FOR_A_COMMAND_THAT_READS_NONE:
-                    Pdu.writeCommonHeader(bad, Pdu.C2H_DATA, Pdu.FLAG_LAST_PDU, Pdu.DATA_HLEN, Pdu.DATA_HLEN, Pdu.DATA_HLEN + 8);
-                    bad.writeShortLE(cid).writeShortLE(0).writeIntLE(0).writeIntLE(8).writeIntLE(0).writeZero(8);
+                    Pdu.writeCommonHeader(
+                            bad, Pdu.C2H_DATA, Pdu.FLAG_LAST_PDU, Pdu.DATA_HLEN, Pdu.DATA_HLEN, Pdu.DATA_HLEN + 8);
+                    bad.writeShortLE(cid)
+                            .writeShortLE(0)
+                            .writeIntLE(0)
+                            .writeIntLE(8)
+                            .writeIntLE(0)
+                            .writeZero(8);
                     break;
                 case SILENCE:
                     break;
@@ -104,6 +120,6 @@ class HostileTargetTest {
         byte[] rest = new byte[Pdu.plen(h, 0) - Pdu.COMMON_HEADER];
         in.readFully(rest);
         int cid = Pdu.type(h, 0) == Pdu.CAPSULE_CMD ? (rest[2] & 0xFF) | (rest[3] & 0xFF) << 8 : -1;
-        return new int[]{Pdu.type(h, 0), cid};
+        return new int[] {Pdu.type(h, 0), cid};
     }
 }

@@ -1,5 +1,10 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.ControllerDataException;
 import io.jbof.initiator.NvmeController;
@@ -7,9 +12,6 @@ import io.jbof.target.TargetServer;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,11 +26,8 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The initiator treats what a target sends as input: a real jbof target behind a relay that rewrites
@@ -36,7 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LyingTargetTest {
     static final String NQN = "nqn.2024-01.io.jbof:lying";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void anIdentifyControllerWithAnAbsurdMdtsIsRefusedNamingTheField() throws Exception {
@@ -53,7 +54,8 @@ class LyingTargetTest {
     void anIdentifyNamespaceWithAnAbsurdBlockSizeIsRefusedNamingTheField() throws Exception {
         ControllerDataException e = connectThrough(pdu -> {
             int at = dataOf(pdu, 4096);
-            if (at >= 0 && identifyControllerData(pdu) < 0 && pdu.getLongLE(at) != 0) pdu.setByte(at + 128 + 2, 60); // LBAF0.LBADS
+            if (at >= 0 && identifyControllerData(pdu) < 0 && pdu.getLongLE(at) != 0)
+                pdu.setByte(at + 128 + 2, 60); // LBAF0.LBADS
             return pdu;
         });
         assertTrue(e.field().startsWith("LBADS"), e.field());
@@ -63,35 +65,49 @@ class LyingTargetTest {
     void aReadReportedSuccessfulAfterHalfItsDataFails() throws Exception {
         Set<Integer> truncated = new HashSet<>();
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             Relay relay = new Relay(TestTargets.port(t), pdu -> {
-                 int type = Pdu.type(pdu, 0);
-                 int cid = pdu.getUnsignedShortLE(type == Pdu.CAPSULE_RESP ? Pdu.COMMON_HEADER + 12 : Pdu.COMMON_HEADER);
-                 if (dataOf(pdu, 8192) >= 0) {
-                     // Half the data, flagged SUCCESS: no CapsuleResp is to follow.
-                     truncated.add(cid);
-                     ByteBuf half = Unpooled.buffer(Pdu.DATA_HLEN + 4096);
-                     half.writeBytes(pdu, 0, Pdu.DATA_HLEN).writeBytes(pdu, Pdu.DATA_HLEN, 4096);
-                     half.setByte(1, Pdu.FLAG_LAST_PDU | Pdu.FLAG_SUCCESS);
-                     half.setIntLE(4, Pdu.DATA_HLEN + 4096);
-                     half.setIntLE(Pdu.COMMON_HEADER + 8, 4096);
-                     return half;
-                 }
-                 if (type == Pdu.CAPSULE_RESP && truncated.remove(cid)) return null;
-                 return pdu;
-             });
-             NvmeController c = NvmeController.connect(ConnectOptions.builder().port(relay.port()).subsystemNqn(NQN).ioQueues(1).build())) {
+                Relay relay = new Relay(TestTargets.port(t), pdu -> {
+                    int type = Pdu.type(pdu, 0);
+                    int cid = pdu.getUnsignedShortLE(
+                            type == Pdu.CAPSULE_RESP ? Pdu.COMMON_HEADER + 12 : Pdu.COMMON_HEADER);
+                    if (dataOf(pdu, 8192) >= 0) {
+                        // Half the data, flagged SUCCESS: no CapsuleResp is to follow.
+                        truncated.add(cid);
+                        ByteBuf half = Unpooled.buffer(Pdu.DATA_HLEN + 4096);
+                        half.writeBytes(pdu, 0, Pdu.DATA_HLEN).writeBytes(pdu, Pdu.DATA_HLEN, 4096);
+                        half.setByte(1, Pdu.FLAG_LAST_PDU | Pdu.FLAG_SUCCESS);
+                        half.setIntLE(4, Pdu.DATA_HLEN + 4096);
+                        half.setIntLE(Pdu.COMMON_HEADER + 8, 4096);
+                        return half;
+                    }
+                    if (type == Pdu.CAPSULE_RESP && truncated.remove(cid)) return null;
+                    return pdu;
+                });
+                NvmeController c = NvmeController.connect(ConnectOptions.builder()
+                        .port(relay.port())
+                        .subsystemNqn(NQN)
+                        .ioQueues(1)
+                        .build())) {
             ByteBuf dst = Unpooled.buffer(8192);
-            ExecutionException e = assertThrows(ExecutionException.class, () -> c.namespace(1).read(0, 2, dst).get(30, TimeUnit.SECONDS));
-            assertTrue(String.valueOf(e.getCause().getMessage()).toLowerCase().contains("data transfer"), String.valueOf(e.getCause()));
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> c.namespace(1).read(0, 2, dst).get(30, TimeUnit.SECONDS));
+            assertTrue(
+                    String.valueOf(e.getCause().getMessage()).toLowerCase().contains("data transfer"),
+                    String.valueOf(e.getCause()));
             c.namespace(1).flushBlocking(); // the queue goes on
         }
     }
 
     private ControllerDataException connectThrough(UnaryOperator<ByteBuf> lie) throws Exception {
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img")));
-             Relay relay = new Relay(TestTargets.port(t), lie)) {
-            ConnectOptions o = ConnectOptions.builder().port(relay.port()).subsystemNqn(NQN).ioQueues(1).build();
-            Exception e = assertThrows(Exception.class, () -> NvmeController.connect(o).close());
+                Relay relay = new Relay(TestTargets.port(t), lie)) {
+            ConnectOptions o = ConnectOptions.builder()
+                    .port(relay.port())
+                    .subsystemNqn(NQN)
+                    .ioQueues(1)
+                    .build();
+            Exception e = assertThrows(
+                    Exception.class, () -> NvmeController.connect(o).close());
             Throwable c = e;
             while (!(c instanceof ControllerDataException) && c.getCause() != null) c = c.getCause();
             return assertInstanceOf(ControllerDataException.class, c, String.valueOf(e));
@@ -135,7 +151,9 @@ class LyingTargetTest {
             accept.start();
         }
 
-        int port() { return server.getLocalPort(); }
+        int port() {
+            return server.getLocalPort();
+        }
 
         private static void daemon(Runnable r) {
             Thread t = new Thread(r);
@@ -144,7 +162,8 @@ class LyingTargetTest {
         }
 
         private static void copy(Socket from, Socket to) {
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try (InputStream in = from.getInputStream();
+                    OutputStream out = to.getOutputStream()) {
                 in.transferTo(out);
             } catch (IOException ignored) {
                 // either side closed

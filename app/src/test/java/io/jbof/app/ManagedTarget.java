@@ -5,7 +5,6 @@ import io.jbof.target.config.TargetConfig;
 import io.jbof.target.mgmt.JsonRpcDispatcher;
 import io.jbof.target.mgmt.ManagementService;
 import io.jbof.target.mgmt.RpcSocketServer;
-
 import java.nio.file.Path;
 
 /** A real target with its management API on a Unix socket in a test's folder, saving every change to target.json there. */
@@ -27,8 +26,12 @@ final class ManagedTarget {
         Path configFile = dir.resolve("target.json");
         Path socket = dir.resolve("rpc.sock");
         try {
-            return new ManagedTarget(target, RpcSocketServer.start(socket, new JsonRpcDispatcher(new ManagementService(target, cfg, configFile))),
-                    socket, configFile);
+            return new ManagedTarget(
+                    target,
+                    RpcSocketServer.start(
+                            socket, new JsonRpcDispatcher(new ManagementService(target, cfg, configFile))),
+                    socket,
+                    configFile);
         } catch (Exception e) {
             target.close();
             throw e;

@@ -1,5 +1,8 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
@@ -7,9 +10,6 @@ import io.jbof.initiator.queue.QueuePair;
 import io.jbof.target.TargetServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,9 +17,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Property-style end to end: random writes of random sizes at random LBAs over two namespaces and four
@@ -28,15 +27,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class RandomIoAcrossQueuesTest {
     static final String NQN = "nqn.2024-01.io.jbof:random-io";
     static final int QUEUES = 4, DEPTH = 32, ROUNDS = 6;
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     @Test
     void everyByteReadsBackAsTheModelSays() throws Exception {
         long seed = Long.getLong("jbof.test.seed", System.nanoTime());
         SplittableRandom rnd = new SplittableRandom(seed);
         try (TargetServer t = TestTargets.start(TestTargets.config(NQN, dir.resolve("a.img"), dir.resolve("b.img")))) {
-            ConnectOptions o = ConnectOptions.builder().port(TestTargets.port(t)).subsystemNqn(NQN)
-                    .ioQueues(QUEUES).queueDepth(DEPTH + 1).build();
+            ConnectOptions o = ConnectOptions.builder()
+                    .port(TestTargets.port(t))
+                    .subsystemNqn(NQN)
+                    .ioQueues(QUEUES)
+                    .queueDepth(DEPTH + 1)
+                    .build();
             try (NvmeController c = NvmeController.connect(o)) {
                 assertEquals(QUEUES, c.ioQueues().size());
                 List<Namespace> nss = c.namespaces();
@@ -56,14 +61,16 @@ class RandomIoAcrossQueuesTest {
                             int blocks = rnd.nextInt(1, rnd.nextInt(8) == 0 ? 300 : 16);
                             long lba = rnd.nextLong(ns.blocks() - blocks);
                             if (overlaps(taken, n, lba, blocks)) continue;
-                            taken.add(new long[]{n, lba, blocks});
+                            taken.add(new long[] {n, lba, blocks});
                             byte[] data = new byte[blocks * ns.blockSize()];
                             rnd.nextBytes(data);
                             System.arraycopy(data, 0, model[n], (int) (lba * ns.blockSize()), data.length);
-                            inFlight.add(ns.write(queue, lba, blocks, Unpooled.wrappedBuffer(data), rnd.nextInt(4) == 0));
+                            inFlight.add(
+                                    ns.write(queue, lba, blocks, Unpooled.wrappedBuffer(data), rnd.nextInt(4) == 0));
                         }
                     }
-                    CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                    CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new))
+                            .get(60, TimeUnit.SECONDS);
                     if (round % 2 == 1) nss.get(rnd.nextInt(2)).flushBlocking();
                 }
                 for (int n = 0; n < 2; n++) {
@@ -71,13 +78,18 @@ class RandomIoAcrossQueuesTest {
                     int chunk = 256 * ns.blockSize();
                     for (long off = 0; off < ns.sizeBytes(); off += chunk) {
                         ByteBuf got = Unpooled.buffer(chunk);
-                        ns.read(c.ioQueues().get((int) (off / chunk) % QUEUES), off / ns.blockSize(), chunk / ns.blockSize(), got)
+                        ns.read(
+                                        c.ioQueues().get((int) (off / chunk) % QUEUES),
+                                        off / ns.blockSize(),
+                                        chunk / ns.blockSize(),
+                                        got)
                                 .get(60, TimeUnit.SECONDS);
                         byte[] expect = new byte[chunk];
                         System.arraycopy(model[n], (int) off, expect, 0, chunk);
                         byte[] actual = new byte[chunk];
                         got.readBytes(actual);
-                        assertArrayEquals(expect, actual, "ns" + ns.nsid() + " bytes at " + off + " (seed " + seed + ")");
+                        assertArrayEquals(
+                                expect, actual, "ns" + ns.nsid() + " bytes at " + off + " (seed " + seed + ")");
                     }
                 }
             }

@@ -8,7 +8,6 @@ import io.jbof.nvme.Sgl;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -73,16 +72,24 @@ final class RawTcpHost implements AutoCloseable {
         return h;
     }
 
-    int cntlid() { return cntlid; }
+    int cntlid() {
+        return cntlid;
+    }
 
     static String hostNqn() {
         return "nqn.2014-08.org.nvmexpress:uuid:" + UUID.nameUUIDFromBytes("raw-host".getBytes());
     }
 
     /** A Connect capsule; data in the capsule, or (inCapsule false) announced by a transport SGL for an R2T. Returns the response when in-capsule. */
-    ByteBuf connectCapsule(int cid, int qid, int cntlid, String nqn, int katoMillis, boolean inCapsule) throws IOException {
+    ByteBuf connectCapsule(int cid, int qid, int cntlid, String nqn, int katoMillis, boolean inCapsule)
+            throws IOException {
         ByteBuf sqe = sqe(Opcodes.FABRICS, cid);
-        new NvmeCommand().wrap(sqe, 0).fctype(Opcodes.FCTYPE_CONNECT).cdw(10, qid << 16).cdw(11, 31).cdw(12, katoMillis);
+        new NvmeCommand()
+                .wrap(sqe, 0)
+                .fctype(Opcodes.FCTYPE_CONNECT)
+                .cdw(10, qid << 16)
+                .cdw(11, 31)
+                .cdw(12, katoMillis);
         ByteBuf data = Connect.data(UUID.nameUUIDFromBytes("raw-host".getBytes()), cntlid, nqn, hostNqn());
         if (inCapsule) {
             Sgl.write(sqe, 0, 0, Connect.DATA_SIZE, Sgl.ID_IN_CAPSULE);
@@ -96,7 +103,11 @@ final class RawTcpHost implements AutoCloseable {
 
     ByteBuf propertySet(int cid, int offset, int value) throws IOException {
         ByteBuf sqe = sqe(Opcodes.FABRICS, cid);
-        new NvmeCommand().wrap(sqe, 0).fctype(Opcodes.FCTYPE_PROPERTY_SET).cdw(11, offset).cdw(12, value);
+        new NvmeCommand()
+                .wrap(sqe, 0)
+                .fctype(Opcodes.FCTYPE_PROPERTY_SET)
+                .cdw(11, offset)
+                .cdw(12, value);
         sendCapsule(sqe, null, 0);
         return readPdu();
     }
@@ -104,7 +115,11 @@ final class RawTcpHost implements AutoCloseable {
     /** A zeroed 64-byte command with opcode, CID and PSDT = SGL. */
     static ByteBuf sqe(int opcode, int cid) {
         ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-        new NvmeCommand().wrap(sqe, 0).opcode(opcode).flags(NvmeCommand.FLAGS_SGL).cid(cid);
+        new NvmeCommand()
+                .wrap(sqe, 0)
+                .opcode(opcode)
+                .flags(NvmeCommand.FLAGS_SGL)
+                .cid(cid);
         return sqe;
     }
 
@@ -121,8 +136,13 @@ final class RawTcpHost implements AutoCloseable {
     static ByteBuf capsule(ByteBuf sqe, byte[] data, int len, boolean dataDigest) {
         int dd = len > 0 && dataDigest ? Pdu.DIGEST : 0;
         ByteBuf pdu = Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN + len + dd);
-        Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, dd > 0 ? Pdu.FLAG_DDGST : 0, Pdu.CAPSULE_CMD_HLEN,
-                len > 0 ? Pdu.CAPSULE_CMD_HLEN : 0, Pdu.CAPSULE_CMD_HLEN + len + dd);
+        Pdu.writeCommonHeader(
+                pdu,
+                Pdu.CAPSULE_CMD,
+                dd > 0 ? Pdu.FLAG_DDGST : 0,
+                Pdu.CAPSULE_CMD_HLEN,
+                len > 0 ? Pdu.CAPSULE_CMD_HLEN : 0,
+                Pdu.CAPSULE_CMD_HLEN + len + dd);
         pdu.writeBytes(sqe, 0, NvmeCommand.SIZE);
         if (len > 0) {
             pdu.writeBytes(data, 0, len);
@@ -135,9 +155,18 @@ final class RawTcpHost implements AutoCloseable {
     void sendH2CData(int cid, int ttag, int offset, byte[] data, boolean corruptDigest) throws IOException {
         int dd = dataDigest ? Pdu.DIGEST : 0;
         ByteBuf pdu = Unpooled.buffer(Pdu.DATA_HLEN + data.length + dd);
-        Pdu.writeCommonHeader(pdu, Pdu.H2C_DATA, Pdu.FLAG_LAST_PDU | (dd > 0 ? Pdu.FLAG_DDGST : 0), Pdu.DATA_HLEN, Pdu.DATA_HLEN,
+        Pdu.writeCommonHeader(
+                pdu,
+                Pdu.H2C_DATA,
+                Pdu.FLAG_LAST_PDU | (dd > 0 ? Pdu.FLAG_DDGST : 0),
+                Pdu.DATA_HLEN,
+                Pdu.DATA_HLEN,
                 Pdu.DATA_HLEN + data.length + dd);
-        pdu.writeShortLE(cid).writeShortLE(ttag).writeIntLE(offset).writeIntLE(data.length).writeIntLE(0);
+        pdu.writeShortLE(cid)
+                .writeShortLE(ttag)
+                .writeIntLE(offset)
+                .writeIntLE(data.length)
+                .writeIntLE(0);
         pdu.writeBytes(data);
         if (dd > 0) pdu.writeIntLE(digest(data, 0, data.length) ^ (corruptDigest ? 1 : 0));
         write(pdu);
@@ -167,7 +196,8 @@ final class RawTcpHost implements AutoCloseable {
             return null;
         }
         int plen = Pdu.plen(Unpooled.wrappedBuffer(head), 0);
-        if (plen < Pdu.COMMON_HEADER || plen > (4 << 20)) throw new IOException("the target sent a PDU with PLEN " + plen);
+        if (plen < Pdu.COMMON_HEADER || plen > (4 << 20))
+            throw new IOException("the target sent a PDU with PLEN " + plen);
         byte[] all = new byte[plen];
         System.arraycopy(head, 0, all, 0, Pdu.COMMON_HEADER);
         try {
@@ -180,7 +210,7 @@ final class RawTcpHost implements AutoCloseable {
 
     /** Reads PDUs until a CapsuleResp (skipping data); null when the connection closed first. */
     ByteBuf readResponse() throws IOException {
-        for (;;) {
+        for (; ; ) {
             ByteBuf p = readPdu();
             if (p == null || Pdu.type(p, 0) == Pdu.CAPSULE_RESP || Pdu.type(p, 0) == Pdu.C2H_TERM_REQ) return p;
             if (Pdu.type(p, 0) == Pdu.C2H_DATA && (Pdu.flags(p, 0) & Pdu.FLAG_SUCCESS) != 0) return p;

@@ -1,15 +1,16 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.jbof.fuse.FuseMount;
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -21,16 +22,16 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The initiator's reconnect policy (--ctrl-loss-tmo, --reconnect-delay): a target restart is an outage, not an error. */
 class ReconnectTest {
     static final String NQN = "nqn.2024-01.io.jbof:reconnect";
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
 
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
@@ -39,11 +40,18 @@ class ReconnectTest {
     }
 
     private String[] target(int port) {
-        return new String[]{"--listen", "127.0.0.1:" + port, "--nqn", NQN, "--namespace", dir.resolve("vol.img") + ":16M"};
+        return new String[] {
+            "--listen", "127.0.0.1:" + port, "--nqn", NQN, "--namespace", dir.resolve("vol.img") + ":16M"
+        };
     }
 
     private static ConnectOptions.Builder options(int port) {
-        return ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(2).commandTimeoutMillis(10_000).reconnectDelayMillis(100);
+        return ConnectOptions.builder()
+                .port(port)
+                .subsystemNqn(NQN)
+                .ioQueues(2)
+                .commandTimeoutMillis(10_000)
+                .reconnectDelayMillis(100);
     }
 
     private static byte[] random(int n, long seed) {
@@ -85,27 +93,36 @@ class ReconnectTest {
     void heldIoFailsOnceTheControllerLossTimeoutPasses() throws Exception {
         int port = freePort();
         try (DaemonProcess t = DaemonProcess.java(target(port));
-             NvmeController c = NvmeController.connect(options(port).ctrlLossTimeoutMillis(1000).build())) {
+                NvmeController c = NvmeController.connect(
+                        options(port).ctrlLossTimeoutMillis(1000).build())) {
             Namespace ns = c.namespace(1);
             ns.flushBlocking();
             t.kill9();
-            ExecutionException e = assertThrows(ExecutionException.class, () -> ns.read(0, 1, Unpooled.buffer(4096)).get(60, TimeUnit.SECONDS));
-            assertTrue(e.getCause() instanceof IOException && e.getCause().getMessage().contains("no reconnect within 1000 ms"), String.valueOf(e.getCause()));
-            assertThrows(ExecutionException.class, () -> ns.read(0, 1, Unpooled.buffer(4096)).get(60, TimeUnit.SECONDS), "and new I/O fails at once");
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> ns.read(0, 1, Unpooled.buffer(4096)).get(60, TimeUnit.SECONDS));
+            assertTrue(
+                    e.getCause() instanceof IOException
+                            && e.getCause().getMessage().contains("no reconnect within 1000 ms"),
+                    String.valueOf(e.getCause()));
+            assertThrows(
+                    ExecutionException.class,
+                    () -> ns.read(0, 1, Unpooled.buffer(4096)).get(60, TimeUnit.SECONDS),
+                    "and new I/O fails at once");
         }
     }
 
     @Test
     @Timeout(120)
     void aFuseMountRidesOutATargetRestart() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")),
-                "no /dev/fuse on this machine (modprobe fuse)");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse on this machine (modprobe fuse)");
         int port = freePort();
         byte[] data = random(100_000, 3);
         Path mnt = Files.createDirectories(dir.resolve("mnt"));
         try (NvmeController c = connectAfterStart(port)) {
             FuseMount m = FuseMount.mount(c, mnt, FuseMount.Options.defaults().withDirectIo(true));
-            try (FileChannel ch = FileChannel.open(mnt.resolve("ns1"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (FileChannel ch =
+                    FileChannel.open(mnt.resolve("ns1"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 ch.write(ByteBuffer.wrap(data), 5000);
                 ch.force(false);
                 running.kill9();
@@ -119,7 +136,8 @@ class ReconnectTest {
                     return b.array();
                 });
                 try (DaemonProcess second = DaemonProcess.java(target(port))) {
-                    assertArrayEquals(data, reader.get(60, TimeUnit.SECONDS), "a read issued during the outage returns the data");
+                    assertArrayEquals(
+                            data, reader.get(60, TimeUnit.SECONDS), "a read issued during the outage returns the data");
                 }
             } finally {
                 m.close();
@@ -131,7 +149,8 @@ class ReconnectTest {
 
     private NvmeController connectAfterStart(int port) throws Exception {
         running = DaemonProcess.java(target(port));
-        return NvmeController.connect(options(port).ctrlLossTimeoutMillis(60_000).build());
+        return NvmeController.connect(
+                options(port).ctrlLossTimeoutMillis(60_000).build());
     }
 
     private static byte[] bytes(ByteBuf b) {

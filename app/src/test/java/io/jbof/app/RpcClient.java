@@ -3,7 +3,6 @@ package io.jbof.app;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,7 +22,8 @@ final class RpcClient {
 
     /** The whole response object (with "result" or "error"). */
     static JsonNode call(Path socket, String method, ObjectNode params) throws IOException {
-        ObjectNode req = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 7).put("method", method);
+        ObjectNode req =
+                JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 7).put("method", method);
         if (params != null) req.set("params", params);
         return raw(socket, JSON.writeValueAsString(req));
     }
@@ -34,7 +34,8 @@ final class RpcClient {
             c.connect(UnixDomainSocketAddress.of(socket));
             ByteBuffer b = ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8));
             while (b.hasRemaining()) c.write(b);
-            BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(c), StandardCharsets.UTF_8));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(Channels.newInputStream(c), StandardCharsets.UTF_8));
             String line = in.readLine();
             if (line == null) throw new IOException("the target closed the management connection without answering");
             return JSON.readTree(line);

@@ -1,5 +1,8 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
@@ -8,14 +11,11 @@ import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
-import io.jbof.transport.tcp.Pdu;
 import io.jbof.target.transport.tcp.TcpBackPressure;
+import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -35,9 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Soak: hosts doing verified I/O on one namespace while, beside them on another, hosts connect and
@@ -52,9 +51,18 @@ class SoakTest {
     static final int SLOT = 256 * 1024;
     static final int SLOTS_PER_WORKER = 48;
     static final int WORKERS = 4; // 2 controllers x 2 queues
-    @TempDir Path dir;
 
-    enum Chaos { VANISH_AFTER_R2T, HALF_OPEN, NEVER_READS, KILL_9, DOUBLE_CONNECT, GARBAGE }
+    @TempDir
+    Path dir;
+
+    enum Chaos {
+        VANISH_AFTER_R2T,
+        HALF_OPEN,
+        NEVER_READS,
+        KILL_9,
+        DOUBLE_CONNECT,
+        GARBAGE
+    }
 
     @Test
     void hostsThatVanishNeverHurtTheOthersAndTheTargetReturnsToIdle() throws Exception {
@@ -73,7 +81,11 @@ class SoakTest {
 
             List<NvmeController> verified = new ArrayList<>();
             for (int h = 0; h < 2; h++) {
-                verified.add(NvmeController.connect(ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(2).build()));
+                verified.add(NvmeController.connect(ConnectOptions.builder()
+                        .port(port)
+                        .subsystemNqn(NQN)
+                        .ioQueues(2)
+                        .build()));
             }
             AtomicLong verifiedBytes = new AtomicLong();
             List<String> mismatches = new CopyOnWriteArrayList<>();
@@ -83,7 +95,9 @@ class SoakTest {
                 NvmeController c = verified.get(w / 2);
                 int queue = w % 2;
                 int worker = w;
-                Thread th = new Thread(() -> verifiedIo(c, queue, worker, seed, deadline, verifiedBytes, mismatches, lastWritten), "soak-verified-" + w);
+                Thread th = new Thread(
+                        () -> verifiedIo(c, queue, worker, seed, deadline, verifiedBytes, mismatches, lastWritten),
+                        "soak-verified-" + w);
                 th.start();
                 workers.add(th);
             }
@@ -104,7 +118,11 @@ class SoakTest {
             for (AutoCloseable a : lingering) closeQuietly(a);
 
             // Every slot holds the last block written to it: nothing a misbehaving host did reached it.
-            try (NvmeController check = NvmeController.connect(ConnectOptions.builder().port(port).subsystemNqn(NQN).ioQueues(1).build())) {
+            try (NvmeController check = NvmeController.connect(ConnectOptions.builder()
+                    .port(port)
+                    .subsystemNqn(NQN)
+                    .ioQueues(1)
+                    .build())) {
                 Namespace ns = check.namespace(1);
                 VerifyBlock vb = new VerifyBlock();
                 ByteBuf b = Unpooled.directBuffer(SLOT);
@@ -113,7 +131,8 @@ class SoakTest {
                     b.clear();
                     ns.readBlocking(e.getKey() / 4096, len / 4096, b);
                     String bad = vb.check(b, len, 1, e.getKey());
-                    if (bad == null && VerifyBlock.seed(b) != e.getValue()[1]) bad = "holds an older write (seed " + VerifyBlock.seed(b) + ")";
+                    if (bad == null && VerifyBlock.seed(b) != e.getValue()[1])
+                        bad = "holds an older write (seed " + VerifyBlock.seed(b) + ")";
                     if (bad != null) mismatches.add("final check of offset " + e.getKey() + ": " + bad);
                     verifiedBytes.addAndGet(len);
                 }
@@ -121,33 +140,66 @@ class SoakTest {
             }
             for (NvmeController c : verified) c.close();
 
-            boolean idle = await(() -> t.controllers().live() == 0 && bp.openConnections() == 0
-                    && t.inflight().used() == 0 && bp.pausedConnections() == 0);
+            boolean idle = await(() -> t.controllers().live() == 0
+                    && bp.openConnections() == 0
+                    && t.inflight().used() == 0
+                    && bp.pausedConnections() == 0);
             long heapAfter = heapAfterGc();
             long directAfter = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
             long rssAfter = rssBytes();
-            System.out.printf("soak: %d s, seed %d: %d MiB verified, %d mismatches; misbehaving hosts %s; after: %d controllers, "
+            System.out.printf(
+                    "soak: %d s, seed %d: %d MiB verified, %d mismatches; misbehaving hosts %s; after: %d controllers, "
                             + "%d connections, %d bytes in flight, %d paused (%d pauses in all, peak unsent %d KiB); "
                             + "Netty direct memory %d -> %d MiB; heap after GC %d -> %d MiB; RSS of this JVM (target and test hosts) "
                             + "%d MiB before, %d MiB peak, %d MiB after%n",
-                    seconds, seed, verifiedBytes.get() >> 20, mismatches.size(), counts, t.controllers().live(), bp.openConnections(),
-                    t.inflight().used(), bp.pausedConnections(), bp.pauses(), bp.peakUnsentBytes() >> 10,
-                    directBefore >> 20, directAfter >> 20, heapBefore >> 20, heapAfter >> 20, rssBefore >> 20, peakRss >> 20, rssAfter >> 20);
-            assertTrue(mismatches.isEmpty(), "verified I/O failed (seed " + seed + "): " + mismatches.subList(0, Math.min(5, mismatches.size())));
+                    seconds,
+                    seed,
+                    verifiedBytes.get() >> 20,
+                    mismatches.size(),
+                    counts,
+                    t.controllers().live(),
+                    bp.openConnections(),
+                    t.inflight().used(),
+                    bp.pausedConnections(),
+                    bp.pauses(),
+                    bp.peakUnsentBytes() >> 10,
+                    directBefore >> 20,
+                    directAfter >> 20,
+                    heapBefore >> 20,
+                    heapAfter >> 20,
+                    rssBefore >> 20,
+                    peakRss >> 20,
+                    rssAfter >> 20);
+            assertTrue(
+                    mismatches.isEmpty(),
+                    "verified I/O failed (seed " + seed + "): "
+                            + mismatches.subList(0, Math.min(5, mismatches.size())));
             assertTrue(verifiedBytes.get() > 0, "the verified hosts moved data");
             assertTrue(idle, "the target is back to idle");
             assertEquals(0, t.inflight().used(), "in-flight budget");
-            assertTrue(directAfter - directBefore <= (64L << 20), "buffer memory came back: " + (directAfter - directBefore) + " bytes more");
-            // RSS is printed, not bounded here: the test's own hosts share this JVM, whose heap the GC keeps once grown.
+            assertTrue(
+                    directAfter - directBefore <= (64L << 20),
+                    "buffer memory came back: " + (directAfter - directBefore) + " bytes more");
+            // RSS is printed, not bounded here: the test's own hosts share this JVM, whose heap the GC keeps once
+            // grown.
             // What the target holds is bounded: its buffers (above) and the objects it keeps alive.
-            assertTrue(heapAfter - heapBefore <= (128L << 20), "heap in use after GC within 128 MiB of where it started: "
-                    + ((heapAfter - heapBefore) >> 20) + " MiB more");
+            assertTrue(
+                    heapAfter - heapBefore <= (128L << 20),
+                    "heap in use after GC within 128 MiB of where it started: " + ((heapAfter - heapBefore) >> 20)
+                            + " MiB more");
         }
     }
 
     /** One worker: random-sized verified writes into its own slots, each read back and checked at once. */
-    private static void verifiedIo(NvmeController c, int queue, int worker, long seed, long deadline, AtomicLong bytes,
-                                   List<String> mismatches, Map<Long, long[]> lastWritten) {
+    private static void verifiedIo(
+            NvmeController c,
+            int queue,
+            int worker,
+            long seed,
+            long deadline,
+            AtomicLong bytes,
+            List<String> mismatches,
+            Map<Long, long[]> lastWritten) {
         SplittableRandom rnd = new SplittableRandom(seed ^ (worker * 0x9E3779B97F4A7C15L));
         VerifyBlock vb = new VerifyBlock();
         Namespace ns = c.namespace(1);
@@ -161,7 +213,8 @@ class SoakTest {
                 w.clear();
                 vb.fill(w, len, 1, offset, s);
                 w.writerIndex(len);
-                ns.write(c.ioQueues().get(queue), offset / 4096, len / 4096, w, rnd.nextInt(8) == 0).get(60, TimeUnit.SECONDS);
+                ns.write(c.ioQueues().get(queue), offset / 4096, len / 4096, w, rnd.nextInt(8) == 0)
+                        .get(60, TimeUnit.SECONDS);
                 lastWritten.put(offset, new long[] {len, s});
                 r.clear();
                 ns.read(c.ioQueues().get(queue), offset / 4096, len / 4096, r).get(60, TimeUnit.SECONDS);
@@ -181,7 +234,8 @@ class SoakTest {
     private void misbehave(Chaos how, int port, SplittableRandom rnd, List<AutoCloseable> lingering) throws Exception {
         switch (how) {
             case VANISH_AFTER_R2T: {
-                try (RawTcpHost admin = RawTcpHost.admin(port, NQN, 0); RawTcpHost io = RawTcpHost.io(port, NQN, admin.cntlid(), 1, false)) {
+                try (RawTcpHost admin = RawTcpHost.admin(port, NQN, 0);
+                        RawTcpHost io = RawTcpHost.io(port, NQN, admin.cntlid(), 1, false)) {
                     sendWrite(io, 1, 64 + rnd.nextInt(192));
                     io.readPdu(); // the R2T; then both sockets close without the data
                 }
@@ -215,12 +269,34 @@ class SoakTest {
                 break;
             }
             case KILL_9: {
-                List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), "io.jbof.app.JbofMain",
-                        "bench", "-a", "127.0.0.1", "-s", String.valueOf(port), "-n", NQN, "-N", "2", "--rw", "randrw", "--bs", "128k",
-                        "--iodepth", "16", "--numjobs", "2", "--runtime", "60s"));
+                List<String> cmd = new ArrayList<>(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                        "io.jbof.app.JbofMain",
+                        "bench",
+                        "-a",
+                        "127.0.0.1",
+                        "-s",
+                        String.valueOf(port),
+                        "-n",
+                        NQN,
+                        "-N",
+                        "2",
+                        "--rw",
+                        "randrw",
+                        "--bs",
+                        "128k",
+                        "--iodepth",
+                        "16",
+                        "--numjobs",
+                        "2",
+                        "--runtime",
+                        "60s"));
                 try (DaemonProcess p = DaemonProcess.start(cmd, Pattern.compile("jbof bench: starting"))) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(rnd.nextInt(1000))); // mid-I/O, at a random point
+                    LockSupport.parkNanos(
+                            TimeUnit.MILLISECONDS.toNanos(rnd.nextInt(1000))); // mid-I/O, at a random point
                     p.kill9();
                 }
                 break;
@@ -272,7 +348,9 @@ class SoakTest {
 
     private static long heapAfterGc() {
         System.gc();
-        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        return java.lang.management.ManagementFactory.getMemoryMXBean()
+                .getHeapMemoryUsage()
+                .getUsed();
     }
 
     /** This process's resident set (the target runs in it), from /proc. */

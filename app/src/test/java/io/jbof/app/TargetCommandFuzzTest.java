@@ -1,5 +1,8 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.code_intelligence.jazzer.api.BugDetectors;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -15,8 +18,6 @@ import io.jbof.target.TargetServer;
 import io.jbof.transport.tcp.Pdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterAll;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,9 +27,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.AfterAll;
 
 /**
  * Coverage-guided fuzzing of the target's command handling through a real socket: after a valid
@@ -49,7 +48,11 @@ class TargetCommandFuzzTest {
         if (target != null) return;
         dir = Files.createTempDirectory("jbof-fuzz");
         target = TestTargets.start(TestTargets.config(NQN, dir.resolve("ns1.img"), dir.resolve("ns2.img")));
-        healthy = NvmeController.connect(ConnectOptions.builder().port(TestTargets.port(target)).subsystemNqn(NQN).ioQueues(1).build());
+        healthy = NvmeController.connect(ConnectOptions.builder()
+                .port(TestTargets.port(target))
+                .subsystemNqn(NQN)
+                .ioQueues(1)
+                .build());
     }
 
     @AfterAll
@@ -57,7 +60,9 @@ class TargetCommandFuzzTest {
         if (healthy != null) healthy.close();
         if (target != null) target.close();
         if (dir != null) {
-            try (var s = Files.list(dir)) { for (Path p : (Iterable<Path>) s::iterator) Files.deleteIfExists(p); }
+            try (var s = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) s::iterator) Files.deleteIfExists(p);
+            }
             Files.deleteIfExists(dir);
         }
     }
@@ -119,20 +124,34 @@ class TargetCommandFuzzTest {
         UUID id = UUID.nameUUIDFromBytes("fuzz".getBytes());
         ByteBuf data = Connect.data(id, cntlid, NQN, "nqn.2014-08.org.nvmexpress:uuid:" + id);
         ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-        new NvmeCommand().wrap(sqe, 0).opcode(Opcodes.FABRICS).flags(NvmeCommand.FLAGS_SGL).cid(1).fctype(Opcodes.FCTYPE_CONNECT)
-                .cdw(10, qid << 16).cdw(11, 31).cdw(12, qid == 0 ? 30_000 : 0);
+        new NvmeCommand()
+                .wrap(sqe, 0)
+                .opcode(Opcodes.FABRICS)
+                .flags(NvmeCommand.FLAGS_SGL)
+                .cid(1)
+                .fctype(Opcodes.FCTYPE_CONNECT)
+                .cdw(10, qid << 16)
+                .cdw(11, 31)
+                .cdw(12, qid == 0 ? 30_000 : 0);
         Sgl.write(sqe, 0, 0, Connect.DATA_SIZE, Sgl.ID_IN_CAPSULE);
         writeCapsule(s, sqe, data.array(), Connect.DATA_SIZE);
         ByteBuf r = readPdu(in);
-        if (r == null || Pdu.type(r, 0) != Pdu.CAPSULE_RESP) fail("Connect (queue " + qid + ") was not answered with a CapsuleResp");
+        if (r == null || Pdu.type(r, 0) != Pdu.CAPSULE_RESP)
+            fail("Connect (queue " + qid + ") was not answered with a CapsuleResp");
         if ((r.getUnsignedShortLE(Pdu.COMMON_HEADER + 14) >>> 1) != 0) fail("Connect (queue " + qid + ") failed");
         lastCntlid = r.getUnsignedShortLE(Pdu.COMMON_HEADER);
     }
 
     private static void propertySet(Socket s, DataInputStream in, int offset, int value) throws IOException {
         ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE);
-        new NvmeCommand().wrap(sqe, 0).opcode(Opcodes.FABRICS).flags(NvmeCommand.FLAGS_SGL).cid(2)
-                .fctype(Opcodes.FCTYPE_PROPERTY_SET).cdw(11, offset).cdw(12, value);
+        new NvmeCommand()
+                .wrap(sqe, 0)
+                .opcode(Opcodes.FABRICS)
+                .flags(NvmeCommand.FLAGS_SGL)
+                .cid(2)
+                .fctype(Opcodes.FCTYPE_PROPERTY_SET)
+                .cdw(11, offset)
+                .cdw(12, value);
         writeCapsule(s, sqe, new byte[0], 0);
         ByteBuf r = readPdu(in);
         if (r == null || Pdu.type(r, 0) != Pdu.CAPSULE_RESP) fail("Property Set was not answered");
@@ -141,11 +160,23 @@ class TargetCommandFuzzTest {
     /** A command of fuzzed bytes; the CID is fixed and Asynchronous Event Request (answered only on events) is avoided. */
     private static boolean sendFuzzedCommand(Socket s, FuzzedDataProvider d, int cid) throws IOException {
         byte[] raw = d.consumeBytes(NvmeCommand.SIZE);
-        ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE).setBytes(0, raw);
+        ByteBuf sqe =
+                Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE).setBytes(0, raw);
         NvmeCommand c = new NvmeCommand().wrap(sqe, 0);
-        int[] likely = {Opcodes.IO_READ, Opcodes.IO_WRITE, Opcodes.IO_FLUSH, Opcodes.IO_WRITE_ZEROES, Opcodes.IO_DATASET_MANAGEMENT,
-                Opcodes.ADMIN_IDENTIFY, Opcodes.ADMIN_GET_LOG_PAGE, Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES,
-                Opcodes.ADMIN_KEEP_ALIVE, Opcodes.FABRICS, c.opcode()};
+        int[] likely = {
+            Opcodes.IO_READ,
+            Opcodes.IO_WRITE,
+            Opcodes.IO_FLUSH,
+            Opcodes.IO_WRITE_ZEROES,
+            Opcodes.IO_DATASET_MANAGEMENT,
+            Opcodes.ADMIN_IDENTIFY,
+            Opcodes.ADMIN_GET_LOG_PAGE,
+            Opcodes.ADMIN_SET_FEATURES,
+            Opcodes.ADMIN_GET_FEATURES,
+            Opcodes.ADMIN_KEEP_ALIVE,
+            Opcodes.FABRICS,
+            c.opcode()
+        };
         c.opcode(likely[d.consumeInt(0, likely.length - 1)]);
         if (c.opcode() == Opcodes.ADMIN_ASYNC_EVENT_REQUEST) c.opcode(Opcodes.ADMIN_KEEP_ALIVE);
         c.cid(cid);
@@ -178,7 +209,9 @@ class TargetCommandFuzzTest {
             if (r == null) return false;
             int type = Pdu.type(r, 0);
             if (type == Pdu.C2H_TERM_REQ) return false;
-            while (type == Pdu.C2H_DATA && (Pdu.flags(r, 0) & Pdu.FLAG_SUCCESS) == 0 && (Pdu.flags(r, 0) & Pdu.FLAG_LAST_PDU) == 0) {
+            while (type == Pdu.C2H_DATA
+                    && (Pdu.flags(r, 0) & Pdu.FLAG_SUCCESS) == 0
+                    && (Pdu.flags(r, 0) & Pdu.FLAG_LAST_PDU) == 0) {
                 r = readPdu(in);
                 if (r == null) return false;
                 type = Pdu.type(r, 0);
@@ -187,8 +220,10 @@ class TargetCommandFuzzTest {
                 r = readPdu(in); // the CapsuleResp after the data
                 if (r == null) return false;
             }
-            if (Pdu.type(r, 0) == Pdu.CAPSULE_RESP && ((r.getUnsignedShortLE(Pdu.COMMON_HEADER + 14) >>> 1) & 0x7FF) == Status.INTERNAL_ERROR) {
-                fail("the target answered with Internal Error: an unhandled case in its command handling (see its log)");
+            if (Pdu.type(r, 0) == Pdu.CAPSULE_RESP
+                    && ((r.getUnsignedShortLE(Pdu.COMMON_HEADER + 14) >>> 1) & 0x7FF) == Status.INTERNAL_ERROR) {
+                fail(
+                        "the target answered with Internal Error: an unhandled case in its command handling (see its log)");
             }
             return Pdu.type(r, 0) != Pdu.R2T; // after an R2T the target waits for data we do not send: start over
         } catch (SocketTimeoutException e) {

@@ -2,7 +2,6 @@ package io.jbof.app;
 
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
-
 import java.nio.file.Path;
 
 /** Starts real targets on loopback (an ephemeral port) for the system tests. */

@@ -1,5 +1,9 @@
 package io.jbof.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.DiscoveryEntry;
 import io.jbof.initiator.Namespace;
@@ -12,11 +16,6 @@ import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -26,10 +25,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** NVMe/TCP over TLS 1.3 (PSK) between the jbof initiator and target on loopback: who gets in, and the data. */
 class TlsLoopbackTest {
@@ -38,8 +37,10 @@ class TlsLoopbackTest {
     static final String HOST384 = "nqn.2024-01.io.jbof:tls-host-384";
     static final String STRANGER = "nqn.2024-01.io.jbof:tls-stranger";
     static TlsPskKey key, key384;
+
     @TempDir
     static Path dir;
+
     static TargetServer required, optional;
 
     @BeforeAll
@@ -66,17 +67,27 @@ class TlsLoopbackTest {
     }
 
     static ConnectOptions.Builder options(TargetServer t, String host, TlsPskKey k) {
-        return ConnectOptions.builder().port(TestTargets.port(t)).subsystemNqn(NQN).hostNqn(host).ioQueues(2).queueDepth(16)
-                .connectTimeoutMillis(5000).commandTimeoutMillis(10_000).tlsKey(k == null ? null : k.format());
+        return ConnectOptions.builder()
+                .port(TestTargets.port(t))
+                .subsystemNqn(NQN)
+                .hostNqn(host)
+                .ioQueues(2)
+                .queueDepth(16)
+                .connectTimeoutMillis(5000)
+                .commandTimeoutMillis(10_000)
+                .tlsKey(k == null ? null : k.format());
     }
 
     @Test
     void aHostWithItsKeyMovesDataOverTlsWithEitherIdentityVersionAndHash() throws Exception {
         for (int version = 0; version <= 1; version++) {
-            try (NvmeController c = NvmeController.connect(options(required, HOST, key).tlsIdentityVersion(version).build())) {
+            try (NvmeController c = NvmeController.connect(
+                    options(required, HOST, key).tlsIdentityVersion(version).build())) {
                 roundTrip(c, 3 + version, 1);
             }
-            try (NvmeController c = NvmeController.connect(options(required, HOST384, key384).tlsIdentityVersion(version).build())) {
+            try (NvmeController c = NvmeController.connect(options(required, HOST384, key384)
+                    .tlsIdentityVersion(version)
+                    .build())) {
                 roundTrip(c, 7 + version, 9);
             }
         }
@@ -85,7 +96,9 @@ class TlsLoopbackTest {
     @Test
     void aSha384KeyBoundToSha256AsDebian13sTlshdDoesIsAccepted() throws Exception {
         // tlshd with gnutls before 3.8.10 binds a SHA-384 PSK to SHA-256; the target follows the binder's length.
-        try (NvmeController c = NvmeController.connect(options(required, HOST384, key384).tlsBinder(ConnectOptions.TlsBinder.SHA256).build())) {
+        try (NvmeController c = NvmeController.connect(options(required, HOST384, key384)
+                .tlsBinder(ConnectOptions.TlsBinder.SHA256)
+                .build())) {
             roundTrip(c, 13, 40);
         }
     }
@@ -93,7 +106,9 @@ class TlsLoopbackTest {
     @Test
     void rfc8446LabelsAreRecognisedByTheirDigest() throws Exception {
         // The target derives with the legacy labels; a version 1 identity tells it the host used RFC 8446's.
-        try (NvmeController c = NvmeController.connect(options(required, HOST, key).tlsLabels(TlsPskDerivation.Labels.RFC8446).build())) {
+        try (NvmeController c = NvmeController.connect(options(required, HOST, key)
+                .tlsLabels(TlsPskDerivation.Labels.RFC8446)
+                .build())) {
             roundTrip(c, 11, 33);
         }
     }
@@ -122,49 +137,78 @@ class TlsLoopbackTest {
 
     @Test
     void aPlainHostIsClosedAndToldAboutTheKey() {
-        IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(required, HOST, null).build()));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(options(required, HOST, null).build()));
         assertTrue(e.getMessage().contains("--tls-key"), e.getMessage());
     }
 
     @Test
     void aWrongKeyFailsTheHandshake() {
-        IOException e = assertThrows(IOException.class,
-                () -> NvmeController.connect(options(required, HOST, TlsPskKey.generate(1)).build()));
-        assertTrue(e.getMessage().contains("TLS handshake failed") && e.getMessage().contains("unknown_psk_identity"), e.getMessage());
+        IOException e = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(
+                        options(required, HOST, TlsPskKey.generate(1)).build()));
+        assertTrue(
+                e.getMessage().contains("TLS handshake failed")
+                        && e.getMessage().contains("unknown_psk_identity"),
+                e.getMessage());
         // Version 0 identities carry no digest: the target finds the host's key, and the binder check fails.
-        IOException e0 = assertThrows(IOException.class,
-                () -> NvmeController.connect(options(required, HOST, TlsPskKey.generate(1)).tlsIdentityVersion(0).build()));
-        assertTrue(e0.getMessage().contains("TLS handshake failed") && e0.getMessage().contains("decrypt_error"), e0.getMessage());
+        IOException e0 = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(options(required, HOST, TlsPskKey.generate(1))
+                        .tlsIdentityVersion(0)
+                        .build()));
+        assertTrue(
+                e0.getMessage().contains("TLS handshake failed")
+                        && e0.getMessage().contains("decrypt_error"),
+                e0.getMessage());
     }
 
     @Test
     void anotherHostsKeyDoesNotLetAStrangerIn() {
         // The identity names the host: the stranger's NQN has no key, whatever key it holds.
-        IOException e = assertThrows(IOException.class, () -> NvmeController.connect(options(required, STRANGER, key).build()));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> NvmeController.connect(options(required, STRANGER, key).build()));
         assertTrue(e.getMessage().contains("TLS handshake failed"), e.getMessage());
     }
 
     @Test
     void aQueueSecuredForOneHostCannotConnectAsAnother() throws Exception {
         // The handshake uses HOST384's identity and key; the Connect then names HOST: Connect Invalid Host.
-        TlsPskDerivation.Derived other = TlsPskDerivation.derive(key384, HOST384, NQN, 1, TlsPskDerivation.Labels.LEGACY);
+        TlsPskDerivation.Derived other =
+                TlsPskDerivation.derive(key384, HOST384, NQN, 1, TlsPskDerivation.Labels.LEGACY);
         io.jbof.initiator.transport.tcp.TcpHostTransport tcp = new io.jbof.initiator.transport.tcp.TcpHostTransport(1);
         io.jbof.transport.HostTransport swapped = new io.jbof.transport.HostTransport() {
-            @Override public io.jbof.transport.TransportType type() { return io.jbof.transport.TransportType.TCP; }
-            @Override public java.util.concurrent.CompletableFuture<io.jbof.transport.HostConnection> connect(
+            @Override
+            public io.jbof.transport.TransportType type() {
+                return io.jbof.transport.TransportType.TCP;
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<io.jbof.transport.HostConnection> connect(
                     io.jbof.transport.HostConnectionOptions o, io.jbof.transport.HostConnection.Listener l) {
                 return tcp.connect(o.withTls(other, false), l);
             }
-            @Override public void close() { tcp.close(); }
+
+            @Override
+            public void close() {
+                tcp.close();
+            }
         };
-        io.jbof.nvme.NvmeException e = assertThrows(io.jbof.nvme.NvmeException.class,
+        io.jbof.nvme.NvmeException e = assertThrows(
+                io.jbof.nvme.NvmeException.class,
                 () -> NvmeController.connect(options(required, HOST, key).build(), swapped, true));
         assertTrue(e.getMessage().contains("Connect Invalid Host"), e.getMessage());
     }
 
     @Test
     void discoveryOverTlsSaysTheSubsystemRequiresTls13() throws Exception {
-        try (NvmeController c = NvmeController.connect(options(required, HOST, key).subsystemNqn(Nqn.DISCOVERY).ioQueues(0).build())) {
+        try (NvmeController c = NvmeController.connect(options(required, HOST, key)
+                .subsystemNqn(Nqn.DISCOVERY)
+                .ioQueues(0)
+                .build())) {
             List<DiscoveryEntry> entries = c.discoveryLog();
             assertEquals(1, entries.size());
             assertEquals(DiscoveryLog.TREQ_SECURE_REQUIRED, entries.get(0).treq() & 3);
@@ -174,12 +218,17 @@ class TlsLoopbackTest {
 
     @Test
     void anOptionalTargetServesPlainAndTlsHosts() throws Exception {
-        try (NvmeController plain = NvmeController.connect(options(optional, STRANGER, null).build());
-             NvmeController tls = NvmeController.connect(options(optional, HOST, key).build())) {
+        try (NvmeController plain =
+                        NvmeController.connect(options(optional, STRANGER, null).build());
+                NvmeController tls =
+                        NvmeController.connect(options(optional, HOST, key).build())) {
             roundTrip(plain, 21, 1);
             roundTrip(tls, 22, 300);
             List<DiscoveryEntry> entries;
-            try (NvmeController d = NvmeController.connect(options(optional, STRANGER, null).subsystemNqn(Nqn.DISCOVERY).ioQueues(0).build())) {
+            try (NvmeController d = NvmeController.connect(options(optional, STRANGER, null)
+                    .subsystemNqn(Nqn.DISCOVERY)
+                    .ioQueues(0)
+                    .build())) {
                 entries = d.discoveryLog();
             }
             assertEquals(DiscoveryLog.TREQ_SECURE_NOT_REQUIRED, entries.get(0).treq() & 3);
@@ -189,7 +238,8 @@ class TlsLoopbackTest {
 
     @Test
     void garbageThatLooksLikeTlsClosesOnlyThatSocket() throws Exception {
-        try (NvmeController healthy = NvmeController.connect(options(required, HOST, key).build())) {
+        try (NvmeController healthy =
+                NvmeController.connect(options(required, HOST, key).build())) {
             SplittableRandom rnd = new SplittableRandom(5);
             for (int i = 0; i < 20; i++) {
                 byte[] junk = new byte[rnd.nextInt(6, 4096)];

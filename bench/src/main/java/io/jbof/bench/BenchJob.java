@@ -1,6 +1,5 @@
 package io.jbof.bench;
 
-import java.io.IOException;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.VerifyBlock;
 import io.jbof.initiator.queue.QueuePair;
@@ -9,7 +8,7 @@ import io.jbof.nvme.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.ScheduledFuture;
-
+import java.io.IOException;
 import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -23,7 +22,11 @@ import java.util.concurrent.TimeUnit;
  * so the steady state allocates nothing per I/O.
  */
 final class BenchJob implements Request.Callback {
-    private enum Phase { RUN, VERIFY, DONE }
+    private enum Phase {
+        RUN,
+        VERIFY,
+        DONE
+    }
 
     private final Workload w;
     private final QueuePair queue;
@@ -36,6 +39,7 @@ final class BenchJob implements Request.Callback {
 
     /** Per namespace: first byte of this job's region, and its size in units of the block size. */
     private final long[] regionStart;
+
     private final long[] regionUnits;
     private final long[] seqCursor;
     private final long totalUnits;
@@ -99,17 +103,20 @@ final class BenchJob implements Request.Callback {
         for (int i = 0; i < n; i++) {
             Namespace ns = this.namespaces[i];
             if (w.blockSize() % ns.blockSize() != 0) {
-                throw new IllegalArgumentException("--bs " + w.blockSize() + " is not a multiple of namespace " + ns.nsid() + "'s " + ns.blockSize() + "-byte blocks");
+                throw new IllegalArgumentException("--bs " + w.blockSize() + " is not a multiple of namespace "
+                        + ns.nsid() + "'s " + ns.blockSize() + "-byte blocks");
             }
             if (w.blockSize() / ns.blockSize() > ns.maxBlocksPerCommand()) {
-                throw new IllegalArgumentException("--bs " + w.blockSize() + " exceeds the controller's largest transfer ("
-                        + (long) ns.maxBlocksPerCommand() * ns.blockSize() + " bytes)");
+                throw new IllegalArgumentException(
+                        "--bs " + w.blockSize() + " exceeds the controller's largest transfer ("
+                                + (long) ns.maxBlocksPerCommand() * ns.blockSize() + " bytes)");
             }
             long size = w.size() > 0 ? w.size() : ns.sizeBytes() - w.offset();
-            if (w.offset() % w.blockSize() != 0) throw new IllegalArgumentException("--offset must be a multiple of --bs");
+            if (w.offset() % w.blockSize() != 0)
+                throw new IllegalArgumentException("--offset must be a multiple of --bs");
             if (size <= 0 || w.offset() + size > ns.sizeBytes()) {
-                throw new IllegalArgumentException("--offset " + w.offset() + " --size " + size + " lies outside namespace " + ns.nsid()
-                        + " (" + ns.sizeBytes() + " bytes)");
+                throw new IllegalArgumentException("--offset " + w.offset() + " --size " + size
+                        + " lies outside namespace " + ns.nsid() + " (" + ns.sizeBytes() + " bytes)");
             }
             long units = size / w.blockSize();
             long start = w.offset();
@@ -126,9 +133,12 @@ final class BenchJob implements Request.Callback {
         }
         totalUnits = total;
         boolean verifyWrites = w.verify() && w.rw().writes;
-        if (verifyWrites && total > Integer.MAX_VALUE) throw new IllegalArgumentException("--verify covers at most 2^31 blocks per job; use --size");
+        if (verifyWrites && total > Integer.MAX_VALUE)
+            throw new IllegalArgumentException("--verify covers at most 2^31 blocks per job; use --size");
         written = verifyWrites ? new BitSet((int) total) : null;
-        order = verifyWrites ? (w.rw().random ? UnitOrder.shuffled(total, rnd.nextLong()) : UnitOrder.sequential(total)) : null;
+        order = verifyWrites
+                ? (w.rw().random ? UnitOrder.shuffled(total, rnd.nextLong()) : UnitOrder.sequential(total))
+                : null;
         slots = new Slot[w.iodepth()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot(i, dataBuffer(this.namespaces[0], w.blockSize()));
@@ -258,7 +268,8 @@ final class BenchJob implements Request.Callback {
         if (error != null || !Status.isSuccess(status)) {
             if (result.error == 0) {
                 result.error = 5; // EIO, as fio prints for a failed I/O
-                result.errorText = error != null ? error.toString()
+                result.errorText = error != null
+                        ? error.toString()
                         : (s.write ? "Write" : "Read") + " at offset " + s.offset + ": " + Status.describe(status);
             }
             stopping = true;
@@ -268,7 +279,8 @@ final class BenchJob implements Request.Callback {
             if (bad != null) {
                 result.verifyErrors++;
                 if (result.firstVerifyError == null) {
-                    result.firstVerifyError = "namespace " + namespaces[s.ns].nsid() + " offset " + s.offset + ": " + bad;
+                    result.firstVerifyError =
+                            "namespace " + namespaces[s.ns].nsid() + " offset " + s.offset + ": " + bad;
                 }
             }
         }
@@ -307,6 +319,11 @@ final class BenchJob implements Request.Callback {
         finished.complete(result);
     }
 
-    DirectionStats readStats() { return result.read; }
-    DirectionStats writeStats() { return result.write; }
+    DirectionStats readStats() {
+        return result.read;
+    }
+
+    DirectionStats writeStats() {
+        return result.write;
+    }
 }

@@ -3,7 +3,6 @@ package io.jbof.bench;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.initiator.queue.QueuePair;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -63,7 +62,8 @@ final class BenchRun {
     }
 
     /** Once a second from the end of ramp time: per-job samples for bw/iops statistics, and the live line. */
-    private void sample(List<BenchJob> jobs, long measureFrom, CompletableFuture<Void> all) throws InterruptedException {
+    private void sample(List<BenchJob> jobs, long measureFrom, CompletableFuture<Void> all)
+            throws InterruptedException {
         long end = measureFrom + w.runtimeNanos();
         long next = measureFrom + TimeUnit.SECONDS.toNanos(1);
         long last = measureFrom;
@@ -93,8 +93,16 @@ final class BenchRun {
                 last = now;
                 if (progress != null) {
                     long eta = Math.max(0, TimeUnit.NANOSECONDS.toSeconds(end - now));
-                    progress.printf(Locale.ROOT, "\rJobs: %d [r=%s,w=%s IOPS][r=%s/s,w=%s/s][eta %02dm:%02ds]   ",
-                            jobs.size(), Units.count(rIops), Units.count(wIops), Units.bytes(rBw), Units.bytes(wBw), eta / 60, eta % 60);
+                    progress.printf(
+                            Locale.ROOT,
+                            "\rJobs: %d [r=%s,w=%s IOPS][r=%s/s,w=%s/s][eta %02dm:%02ds]   ",
+                            jobs.size(),
+                            Units.count(rIops),
+                            Units.count(wIops),
+                            Units.bytes(rBw),
+                            Units.bytes(wBw),
+                            eta / 60,
+                            eta % 60);
                     progress.flush();
                 }
             }
@@ -115,9 +123,9 @@ final class BenchRun {
         try {
             String s = Files.readString(Path.of("/proc/self/stat"));
             String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return new long[]{Long.parseLong(f[11]), Long.parseLong(f[12])};
+            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
         } catch (IOException | RuntimeException e) {
-            return new long[]{0, 0};
+            return new long[] {0, 0};
         }
     }
 }

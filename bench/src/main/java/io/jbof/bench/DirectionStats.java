@@ -1,10 +1,9 @@
 package io.jbof.bench;
 
-import org.HdrHistogram.Histogram;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * Completions of one direction (read or write) of one job: a latency histogram written only by the
@@ -13,10 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DirectionStats {
     /** 1 ns .. 1 h at 3 significant digits; auto-resize off: recording allocates nothing. */
     final Histogram latencyNanos = new Histogram(1, 3_600_000_000_000L, 3);
+
     final AtomicLong ios = new AtomicLong();
     final AtomicLong bytes = new AtomicLong();
     /** Per-second samples of bytes/s and IOPS (taken by the sampler thread). */
     final List<Long> bwSamples = new ArrayList<>();
+
     final List<Long> iopsSamples = new ArrayList<>();
     private long lastIos;
     private long lastBytes;

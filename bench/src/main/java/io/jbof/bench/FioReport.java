@@ -3,13 +3,12 @@ package io.jbof.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.HdrHistogram.Histogram;
-
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
+import org.HdrHistogram.Histogram;
 
 /** Renders results the way fio does: its human-readable report, or its JSON layout (tools that read fio's read ours). */
 final class FioReport {
@@ -36,7 +35,10 @@ final class FioReport {
         root.put("fio version", "jbof-bench-0.1.0");
         root.put("timestamp", now / 1000);
         root.put("timestamp_ms", now);
-        root.put("time", DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ROOT).format(Instant.ofEpochMilli(now).atZone(ZoneId.systemDefault())));
+        root.put(
+                "time",
+                DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ROOT)
+                        .format(Instant.ofEpochMilli(now).atZone(ZoneId.systemDefault())));
         ObjectNode g = root.putObject("global options");
         options(g);
         var arr = root.putArray("jobs");
@@ -102,7 +104,11 @@ final class FioReport {
         o.put("drop_ios", 0);
         Histogram h = d.latencyNanos;
         ObjectNode slat = o.putObject("slat_ns");
-        slat.put("min", 0); slat.put("max", 0); slat.put("mean", 0.0); slat.put("stddev", 0.0); slat.put("N", 0);
+        slat.put("min", 0);
+        slat.put("max", 0);
+        slat.put("mean", 0.0);
+        slat.put("stddev", 0.0);
+        slat.put("N", 0);
         ObjectNode clat = latency(o.putObject("clat_ns"), h);
         if (h.getTotalCount() > 0) {
             ObjectNode p = clat.putObject("percentile");
@@ -161,9 +167,21 @@ final class FioReport {
 
     String text(List<JobResult> jobs, JobResult all) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%s: (g=0): rw=%s, bs=(R) %dB-%dB, (W) %dB-%dB, ioengine=jbof, iodepth=%d%n",
-                w.name(), w.rw().fioName(), w.blockSize(), w.blockSize(), w.blockSize(), w.blockSize(), w.iodepth()));
-        b.append(String.format(Locale.ROOT, "target: %s; %d job(s)%s%n", target, w.numjobs(),
+        b.append(String.format(
+                Locale.ROOT,
+                "%s: (g=0): rw=%s, bs=(R) %dB-%dB, (W) %dB-%dB, ioengine=jbof, iodepth=%d%n",
+                w.name(),
+                w.rw().fioName(),
+                w.blockSize(),
+                w.blockSize(),
+                w.blockSize(),
+                w.blockSize(),
+                w.iodepth()));
+        b.append(String.format(
+                Locale.ROOT,
+                "target: %s; %d job(s)%s%n",
+                target,
+                w.numjobs(),
                 w.rateIops() > 0 ? ", rate " + w.rateIops() + " IOPS per job (latency from the intended start)" : ""));
         for (JobResult j : jobs) job(b, j);
         if (jobs.size() > 1) job(b, all);
@@ -174,16 +192,26 @@ final class FioReport {
     }
 
     private void job(StringBuilder b, JobResult j) {
-        b.append(String.format(Locale.ROOT, "%s: (groupid=0, jobs=%d): err=%2d%s%n", j.name, j.jobs, j.error,
+        b.append(String.format(
+                Locale.ROOT,
+                "%s: (groupid=0, jobs=%d): err=%2d%s%n",
+                j.name,
+                j.jobs,
+                j.error,
                 j.errorText != null ? " (" + j.errorText + ")" : ""));
         dir(b, "read", j.read, j.runtimeNanos);
         dir(b, "write", j.write, j.runtimeNanos);
         if (w.verify()) {
-            b.append(String.format(Locale.ROOT, "  verify: %d blocks checked (%s), %d errors%s%n", j.verifiedBlocks,
-                    Units.bytes((double) j.verifiedBlocks * w.blockSize()), j.verifyErrors,
+            b.append(String.format(
+                    Locale.ROOT,
+                    "  verify: %d blocks checked (%s), %d errors%s%n",
+                    j.verifiedBlocks,
+                    Units.bytes((double) j.verifiedBlocks * w.blockSize()),
+                    j.verifyErrors,
                     j.firstVerifyError != null ? "; first: " + j.firstVerifyError : ""));
         }
-        b.append(String.format(Locale.ROOT, "  cpu          : usr=%.2f%%, sys=%.2f%%%n", j.usrCpuPercent, j.sysCpuPercent));
+        b.append(String.format(
+                Locale.ROOT, "  cpu          : usr=%.2f%%, sys=%.2f%%%n", j.usrCpuPercent, j.sysCpuPercent));
     }
 
     private static void dir(StringBuilder b, String name, DirectionStats d, long runtimeNanos) {
@@ -191,18 +219,35 @@ final class FioReport {
         if (ios == 0) return;
         double secs = runtimeNanos / 1e9;
         long bytes = d.bytes.get();
-        b.append(String.format(Locale.ROOT, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)%n", name, Units.count(ios / secs),
-                Units.bytes(bytes / secs), Units.decimalBytes(bytes / secs), Units.bytes(bytes), runtimeNanos / 1_000_000));
+        b.append(String.format(
+                Locale.ROOT,
+                "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)%n",
+                name,
+                Units.count(ios / secs),
+                Units.bytes(bytes / secs),
+                Units.decimalBytes(bytes / secs),
+                Units.bytes(bytes),
+                runtimeNanos / 1_000_000));
         Histogram h = d.latencyNanos;
         String unit = h.getValueAtPercentile(50) >= 10_000_000 ? "msec" : "usec";
         double div = unit.equals("msec") ? 1e6 : 1e3;
-        b.append(String.format(Locale.ROOT, "    clat (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f%n", unit,
-                h.getMinValue() / div, h.getMaxValue() / div, h.getMean() / div, h.getStdDeviation() / div));
+        b.append(String.format(
+                Locale.ROOT,
+                "    clat (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f%n",
+                unit,
+                h.getMinValue() / div,
+                h.getMaxValue() / div,
+                h.getMean() / div,
+                h.getStdDeviation() / div));
         b.append(String.format(Locale.ROOT, "    clat percentiles (%s):%n", unit));
         for (int i = 0; i < PERCENTILES.length; i += 4) {
             b.append("     |");
             for (int k = i; k < Math.min(i + 4, PERCENTILES.length); k++) {
-                b.append(String.format(Locale.ROOT, " %5.2fth=[%6.0f]%s", PERCENTILES[k], h.getValueAtPercentile(PERCENTILES[k]) / div,
+                b.append(String.format(
+                        Locale.ROOT,
+                        " %5.2fth=[%6.0f]%s",
+                        PERCENTILES[k],
+                        h.getValueAtPercentile(PERCENTILES[k]) / div,
                         k + 1 < PERCENTILES.length ? "," : ""));
             }
             b.append('\n');
@@ -214,7 +259,15 @@ final class FioReport {
         if (ios == 0) return;
         double secs = runtimeNanos / 1e9;
         long bytes = d.bytes.get();
-        b.append(String.format(Locale.ROOT, "  %5s: bw=%s/s (%s/s), io=%s (%s), run=%d-%dmsec%n", name, Units.bytes(bytes / secs),
-                Units.decimalBytes(bytes / secs), Units.bytes(bytes), Units.decimalBytes(bytes), runtimeNanos / 1_000_000, runtimeNanos / 1_000_000));
+        b.append(String.format(
+                Locale.ROOT,
+                "  %5s: bw=%s/s (%s/s), io=%s (%s), run=%d-%dmsec%n",
+                name,
+                Units.bytes(bytes / secs),
+                Units.decimalBytes(bytes / secs),
+                Units.bytes(bytes),
+                Units.decimalBytes(bytes),
+                runtimeNanos / 1_000_000,
+                runtimeNanos / 1_000_000));
     }
 }

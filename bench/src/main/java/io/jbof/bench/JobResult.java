@@ -9,12 +9,14 @@ final class JobResult {
     long runtimeNanos;
     /** 0, or the errno-like code fio would print (5 = EIO) when a command failed. */
     int error;
+
     String errorText;
     long verifiedBlocks;
     long verifyErrors;
     String firstVerifyError;
     /** CPU of this process over the run, shared out evenly to jobs (the JVM does not split it by thread). */
     double usrCpuPercent;
+
     double sysCpuPercent;
 
     JobResult(String name, int jobs) {

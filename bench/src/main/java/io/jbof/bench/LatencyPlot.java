@@ -1,9 +1,8 @@
 package io.jbof.bench;
 
 import java.util.List;
-import org.HdrHistogram.Histogram;
-
 import java.util.Locale;
+import org.HdrHistogram.Histogram;
 
 /** A self-contained HTML page with an SVG plot of latency by percentile (log scale of 1/(1-p), as HdrHistogram plots). */
 final class LatencyPlot {
@@ -20,11 +19,12 @@ final class LatencyPlot {
         double maxX = 6; // up to 99.9999%
         double maxY = 1;
         for (JobResult r : rounds) {
-            for (Histogram h : new Histogram[]{r.read.latencyNanos, r.write.latencyNanos}) {
+            for (Histogram h : new Histogram[] {r.read.latencyNanos, r.write.latencyNanos}) {
                 if (h.getTotalCount() > 0) maxY = Math.max(maxY, h.getValueAtPercentile(99.9999) / 1e3);
             }
         }
-        String[][] colors = {{"#1f77b4", "#6baed6", "#08519c", "#9ecae1"}, {"#d62728", "#fc9272", "#a50f15", "#fcbba1"}};
+        String[][] colors = {{"#1f77b4", "#6baed6", "#08519c", "#9ecae1"}, {"#d62728", "#fc9272", "#a50f15", "#fcbba1"}
+        };
         String[] names = {"read", "write"};
         int legend = 0;
         for (int ri = 0; ri < rounds.size(); ri++) {
@@ -38,28 +38,64 @@ final class LatencyPlot {
                 for (double x = 0; x <= maxX; x += 0.05) {
                     double p = 100 * (1 - Math.pow(10, -x));
                     double us = h.getValueAtPercentile(p) / 1e3;
-                    pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + x / maxX * (width - left - 10), height - bottom - us / maxY * (height - bottom - 10)));
+                    pts.append(String.format(
+                            Locale.ROOT,
+                            "%.1f,%.1f ",
+                            left + x / maxX * (width - left - 10),
+                            height - bottom - us / maxY * (height - bottom - 10)));
                 }
-                svg.append(String.format(Locale.ROOT, "<polyline fill='none' stroke='%s' stroke-width='2' points='%s'/>", color, pts));
+                svg.append(String.format(
+                        Locale.ROOT, "<polyline fill='none' stroke='%s' stroke-width='2' points='%s'/>", color, pts));
                 String label = rounds.size() > 1 ? names[k] + ", round " + (ri + 1) : names[k];
-                svg.append(String.format(Locale.ROOT, "<text x='%d' y='%d' fill='%s'>%s (%d I/Os)</text>", left + 10, 20 + 18 * legend++, color, label, h.getTotalCount()));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<text x='%d' y='%d' fill='%s'>%s (%d I/Os)</text>",
+                        left + 10,
+                        20 + 18 * legend++,
+                        color,
+                        label,
+                        h.getTotalCount()));
             }
         }
         String[] labels = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"};
         for (int x = 0; x <= 6; x++) {
             double px = left + x / maxX * (width - left - 10);
-            svg.append(String.format(Locale.ROOT, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/><text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%s</text>",
-                    px, 10, px, height - bottom, px, height - bottom + 15, labels[x]));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/><text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%s</text>",
+                    px,
+                    10,
+                    px,
+                    height - bottom,
+                    px,
+                    height - bottom + 15,
+                    labels[x]));
         }
         for (int y = 0; y <= 4; y++) {
             double v = maxY * y / 4;
             double py = height - bottom - v / maxY * (height - bottom - 10);
-            svg.append(String.format(Locale.ROOT, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' font-size='11' text-anchor='end'>%.0f us</text>",
-                    left, py, width - 10, py, left - 5, py + 4, v));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' font-size='11' text-anchor='end'>%.0f us</text>",
+                    left,
+                    py,
+                    width - 10,
+                    py,
+                    left - 5,
+                    py + 4,
+                    v));
         }
         return "<!doctype html><html><head><meta charset='utf-8'><title>jbof bench latency</title></head><body style='font-family:sans-serif'>"
-                + String.format(Locale.ROOT, "<h3>%s: rw=%s bs=%d iodepth=%d numjobs=%d</h3>", w.name(), w.rw().fioName(), w.blockSize(), w.iodepth(), w.numjobs())
-                + "<svg xmlns='http://www.w3.org/2000/svg' width='" + width + "' height='" + height + "'>" + svg + "</svg>"
+                + String.format(
+                        Locale.ROOT,
+                        "<h3>%s: rw=%s bs=%d iodepth=%d numjobs=%d</h3>",
+                        w.name(),
+                        w.rw().fioName(),
+                        w.blockSize(),
+                        w.iodepth(),
+                        w.numjobs())
+                + "<svg xmlns='http://www.w3.org/2000/svg' width='" + width + "' height='" + height + "'>" + svg
+                + "</svg>"
                 + "<p>Completion latency by percentile (HdrHistogram).</p></body></html>";
     }
 }

@@ -1,7 +1,6 @@
 package io.jbof.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,7 +20,9 @@ final class Rounds {
         long bytes = r.read.bytes.get() + r.write.bytes.get();
         org.HdrHistogram.Histogram h = r.read.latencyNanos.copy();
         h.add(r.write.latencyNanos);
-        return new double[] {ios / secs, bytes / secs, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3};
+        return new double[] {
+            ios / secs, bytes / secs, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3
+        };
     }
 
     static final String[] NAMES = {"iops", "bw_bytes", "lat_p50_us", "lat_p99_us"};
@@ -36,16 +37,36 @@ final class Rounds {
 
     static String line(JobResult r) {
         double[] f = figures(r);
-        return String.format(Locale.ROOT, "IOPS=%s, BW=%s/s, lat p50=%.1f us p99=%.1f us", Units.count(Math.round(f[0])), Units.bytes(f[1]), f[2], f[3]);
+        return String.format(
+                Locale.ROOT,
+                "IOPS=%s, BW=%s/s, lat p50=%.1f us p99=%.1f us",
+                Units.count(Math.round(f[0])),
+                Units.bytes(f[1]),
+                f[2],
+                f[3]);
     }
 
     static String text(List<JobResult> rounds, int median) {
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%nRounds: %d (the report above is round %d, the median by IOPS)%n", rounds.size(), median + 1));
-        for (int i = 0; i < rounds.size(); i++) b.append(String.format(Locale.ROOT, "  round %d: %s%n", i + 1, line(rounds.get(i))));
+        StringBuilder b = new StringBuilder(String.format(
+                Locale.ROOT,
+                "%nRounds: %d (the report above is round %d, the median by IOPS)%n",
+                rounds.size(),
+                median + 1));
+        for (int i = 0; i < rounds.size(); i++)
+            b.append(String.format(Locale.ROOT, "  round %d: %s%n", i + 1, line(rounds.get(i))));
         double[][] s = spread(rounds);
-        b.append(String.format(Locale.ROOT, "  median (min-max): IOPS=%s (%s-%s), p50=%.1f us (%.1f-%.1f), p99=%.1f us (%.1f-%.1f)%n",
-                Units.count(Math.round(s[0][0])), Units.count(Math.round(s[0][1])), Units.count(Math.round(s[0][2])),
-                s[2][0], s[2][1], s[2][2], s[3][0], s[3][1], s[3][2]));
+        b.append(String.format(
+                Locale.ROOT,
+                "  median (min-max): IOPS=%s (%s-%s), p50=%.1f us (%.1f-%.1f), p99=%.1f us (%.1f-%.1f)%n",
+                Units.count(Math.round(s[0][0])),
+                Units.count(Math.round(s[0][1])),
+                Units.count(Math.round(s[0][2])),
+                s[2][0],
+                s[2][1],
+                s[2][2],
+                s[3][0],
+                s[3][1],
+                s[3][2]));
         return b.toString();
     }
 

@@ -12,7 +12,8 @@ abstract class UnitOrder {
         return new UnitOrder() {
             long i;
 
-            @Override long next() {
+            @Override
+            long next() {
                 return i < n ? i++ : -1;
             }
         };
@@ -29,7 +30,8 @@ abstract class UnitOrder {
             long x = start;
             long visited;
 
-            @Override long next() {
+            @Override
+            long next() {
                 while (visited < m) {
                     long v = x;
                     x = (a * x + c) & mask;

@@ -16,10 +16,37 @@ import java.util.List;
  * @param verify       write self-checking blocks, then read them all back and check them
  * @param rateIops     per-job fixed rate (0: as fast as possible); latency then counts from the intended start
  */
-record Workload(String name, RwMode rw, int rwmixread, int blockSize, int iodepth, int numjobs, long runtimeNanos, long rampNanos,
-                long offset, long size, List<Integer> nsids, boolean verify, long rateIops, long seed) {
+record Workload(
+        String name,
+        RwMode rw,
+        int rwmixread,
+        int blockSize,
+        int iodepth,
+        int numjobs,
+        long runtimeNanos,
+        long rampNanos,
+        long offset,
+        long size,
+        List<Integer> nsids,
+        boolean verify,
+        long rateIops,
+        long seed) {
     /** The same workload without its ramp time: later rounds of a run start warm. */
     Workload withoutRamp() {
-        return new Workload(name, rw, rwmixread, blockSize, iodepth, numjobs, runtimeNanos, 0, offset, size, nsids, verify, rateIops, seed);
+        return new Workload(
+                name,
+                rw,
+                rwmixread,
+                blockSize,
+                iodepth,
+                numjobs,
+                runtimeNanos,
+                0,
+                offset,
+                size,
+                nsids,
+                verify,
+                rateIops,
+                seed);
     }
 }

@@ -1,17 +1,16 @@
 package io.jbof.bench;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.BitSet;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.util.BitSet;
+import org.junit.jupiter.api.Test;
 
 class UnitOrderTest {
     @Test
     void shuffledOrderVisitsEveryUnitExactlyOnce() {
-        for (long n : new long[]{1, 2, 3, 7, 8, 9, 1000, 4097}) {
-            for (long seed : new long[]{0, 1, 42, -5, System.nanoTime()}) {
+        for (long n : new long[] {1, 2, 3, 7, 8, 9, 1000, 4097}) {
+            for (long seed : new long[] {0, 1, 42, -5, System.nanoTime()}) {
                 UnitOrder o = UnitOrder.shuffled(n, seed);
                 BitSet seen = new BitSet();
                 long u;

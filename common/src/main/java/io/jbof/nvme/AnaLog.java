@@ -12,6 +12,7 @@ public final class AnaLog {
 
     /** A group descriptor's fixed part; its NSIDs (u32 each, ascending) follow it. */
     public static final int DESC_SIZE = 32;
+
     public static final int D_GRPID = 0;
     public static final int D_NNSIDS = 4;
     public static final int D_CHGCNT = 8;

@@ -25,7 +25,9 @@ public enum AnaState {
     public static AnaState parse(String name) {
         String n = name == null ? "" : name.trim().toUpperCase(Locale.ROOT).replace('-', '_');
         for (AnaState s : values()) if (s.name().equals(n)) return s;
-        throw new IllegalArgumentException("ANA state must be optimized, non_optimized, inaccessible, persistent_loss or change, not '" + name + "'");
+        throw new IllegalArgumentException(
+                "ANA state must be optimized, non_optimized, inaccessible, persistent_loss or change, not '" + name
+                        + "'");
     }
 
     public static AnaState of(int code) {
@@ -41,10 +43,14 @@ public enum AnaState {
     /** The path status a command gets on a path in this state (as Linux's nvmet_check_ana_state), or SUCCESS. */
     public int pathStatus() {
         switch (this) {
-            case INACCESSIBLE: return Status.ANA_INACCESSIBLE;
-            case PERSISTENT_LOSS: return Status.ANA_PERSISTENT_LOSS;
-            case CHANGE: return Status.ANA_TRANSITION;
-            default: return Status.SUCCESS;
+            case INACCESSIBLE:
+                return Status.ANA_INACCESSIBLE;
+            case PERSISTENT_LOSS:
+                return Status.ANA_PERSISTENT_LOSS;
+            case CHANGE:
+                return Status.ANA_TRANSITION;
+            default:
+                return Status.SUCCESS;
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.jbof.nvme;
 
-import io.netty.buffer.Unpooled;
-import java.util.UUID;
 import io.netty.buffer.ByteBuf;
-
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 
 /**
  * Fabrics Connect: the command's fields (SQE bytes 40-51) and the 1024-byte Connect data
@@ -76,6 +75,8 @@ public final class Connect {
     }
 
     public static String readSpacePadded(ByteBuf data, int at, int fieldLength) {
-        return data.toString(at, fieldLength, StandardCharsets.US_ASCII).replace('\0', ' ').trim();
+        return data.toString(at, fieldLength, StandardCharsets.US_ASCII)
+                .replace('\0', ' ')
+                .trim();
     }
 }

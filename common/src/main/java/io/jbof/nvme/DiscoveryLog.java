@@ -19,10 +19,10 @@ public final class DiscoveryLog {
     public static final int CNTLID = 6;
     public static final int ASQSZ = 8;
     public static final int EFLAGS = 10;
-    public static final int TRSVCID = 32;  // 32 bytes ASCII
-    public static final int SUBNQN = 256;  // 256 bytes
-    public static final int TRADDR = 512;  // 256 bytes ASCII
-    public static final int TSAS = 768;    // 256 bytes
+    public static final int TRSVCID = 32; // 32 bytes ASCII
+    public static final int SUBNQN = 256; // 256 bytes
+    public static final int TRADDR = 512; // 256 bytes ASCII
+    public static final int TSAS = 768; // 256 bytes
 
     public static final int TRTYPE_RDMA = 1;
     public static final int TRTYPE_TCP = 3;
@@ -37,5 +37,4 @@ public final class DiscoveryLog {
     public static final int TREQ_SECURE_REQUIRED = 0x1;
     /** NVMe/TCP TSAS byte 0, SECTYPE: TLS 1.3 (0: none). */
     public static final int TCP_SECTYPE_TLS13 = 2;
-
 }

@@ -7,9 +7,9 @@ public final class IdentifyController {
     public static final int SIZE = 4096;
     public static final int VID = 0;
     public static final int SSVID = 2;
-    public static final int SN = 4;       // 20 bytes ASCII
-    public static final int MN = 24;      // 40 bytes ASCII
-    public static final int FR = 64;      // 8 bytes ASCII
+    public static final int SN = 4; // 20 bytes ASCII
+    public static final int MN = 24; // 40 bytes ASCII
+    public static final int FR = 64; // 8 bytes ASCII
     public static final int RAB = 72;
     public static final int IEEE = 73;
     public static final int CMIC = 76;
@@ -58,15 +58,18 @@ public final class IdentifyController {
     public static final int CTRATT_HOST_ID_128 = 1;
     /** CMIC: may have several ports, several controllers, and reports Asymmetric Namespace Access. */
     public static final int CMIC_MULTI_PORT = 1;
+
     public static final int CMIC_MULTI_CONTROLLER = 1 << 1;
     public static final int CMIC_ANA = 1 << 3;
     /** ANACAP: reports optimized, non-optimized, inaccessible, persistent loss and change states. */
     public static final int ANACAP_ALL_STATES = 0x1F;
     /** OAES: ANA Change notices. */
     public static final int OAES_ANA_CHANGE = 1 << 11;
+
     public static final int OAES_NS_ATTRIBUTE = 1 << 8;
     /** Discovery controllers: Discovery Log Page Change notices. */
     public static final int OAES_DISCOVERY_CHANGE = 1 << 31;
+
     public static final int LPA_EXTENDED_DATA = 1 << 2;
     public static final int ONCS_DSM = 1 << 2;
     public static final int ONCS_WRITE_ZEROES = 1 << 3;

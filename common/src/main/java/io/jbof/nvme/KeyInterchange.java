@@ -9,8 +9,7 @@ import java.util.zip.CRC32;
  * base64 of the key bytes followed by their CRC-32, little endian.
  */
 public final class KeyInterchange {
-    private KeyInterchange() {
-    }
+    private KeyInterchange() {}
 
     /** base64(key || crc32(key) little endian). */
     public static String encode(byte[] key) {
@@ -36,11 +35,16 @@ public final class KeyInterchange {
         int len = Math.max(raw.length - 4, 0);
         if (Arrays.stream(lengths).noneMatch(l -> l == len)) {
             StringBuilder allowed = new StringBuilder();
-            for (int i = 0; i < lengths.length; i++) allowed.append(i == 0 ? "" : i == lengths.length - 1 ? " or " : ", ").append(lengths[i]);
+            for (int i = 0; i < lengths.length; i++)
+                allowed.append(i == 0 ? "" : i == lengths.length - 1 ? " or " : ", ")
+                        .append(lengths[i]);
             throw new IllegalArgumentException(what + ": a key has " + allowed + " bytes, not " + len);
         }
         byte[] key = Arrays.copyOf(raw, len);
-        int crc = (raw[len] & 0xFF) | (raw[len + 1] & 0xFF) << 8 | (raw[len + 2] & 0xFF) << 16 | (raw[len + 3] & 0xFF) << 24;
+        int crc = (raw[len] & 0xFF)
+                | (raw[len + 1] & 0xFF) << 8
+                | (raw[len + 2] & 0xFF) << 16
+                | (raw[len + 3] & 0xFF) << 24;
         if (crc != crc32(key)) throw new IllegalArgumentException(what + ": CRC mismatch (the key is damaged)");
         return key;
     }

@@ -15,14 +15,33 @@ public final class NvmeCompletion {
         return this;
     }
 
-    public int dw0() { return buf.getIntLE(base); }
-    public int dw1() { return buf.getIntLE(base + 4); }
-    public long result64() { return buf.getLongLE(base); }
-    public int sqHead() { return buf.getUnsignedShortLE(base + 8); }
-    public int sqId() { return buf.getUnsignedShortLE(base + 10); }
-    public int cid() { return buf.getUnsignedShortLE(base + 12); }
+    public int dw0() {
+        return buf.getIntLE(base);
+    }
+
+    public int dw1() {
+        return buf.getIntLE(base + 4);
+    }
+
+    public long result64() {
+        return buf.getLongLE(base);
+    }
+
+    public int sqHead() {
+        return buf.getUnsignedShortLE(base + 8);
+    }
+
+    public int sqId() {
+        return buf.getUnsignedShortLE(base + 10);
+    }
+
+    public int cid() {
+        return buf.getUnsignedShortLE(base + 12);
+    }
     /** Status field without the phase bit: (DNR << 14) | (SCT << 8) | SC. */
-    public int status() { return buf.getUnsignedShortLE(base + 14) >>> 1; }
+    public int status() {
+        return buf.getUnsignedShortLE(base + 14) >>> 1;
+    }
 
     /** Writes a whole CQE in place. */
     public static void write(ByteBuf buf, int base, long result, int sqHead, int sqId, int cid, int status) {

@@ -22,6 +22,7 @@ public final class Opcodes {
 
     /** All Fabrics commands share this opcode; the command type sits in byte 4. */
     public static final int FABRICS = 0x7F;
+
     public static final int FCTYPE_PROPERTY_SET = 0x00;
     public static final int FCTYPE_CONNECT = 0x01;
     public static final int FCTYPE_PROPERTY_GET = 0x04;
@@ -60,12 +61,18 @@ public final class Opcodes {
 
     public static String ioName(int opcode) {
         switch (opcode) {
-            case IO_FLUSH: return "Flush";
-            case IO_WRITE: return "Write";
-            case IO_READ: return "Read";
-            case IO_WRITE_ZEROES: return "Write Zeroes";
-            case IO_DATASET_MANAGEMENT: return "Dataset Management";
-            default: return String.format("I/O opcode 0x%02x", opcode);
+            case IO_FLUSH:
+                return "Flush";
+            case IO_WRITE:
+                return "Write";
+            case IO_READ:
+                return "Read";
+            case IO_WRITE_ZEROES:
+                return "Write Zeroes";
+            case IO_DATASET_MANAGEMENT:
+                return "Dataset Management";
+            default:
+                return String.format("I/O opcode 0x%02x", opcode);
         }
     }
 }

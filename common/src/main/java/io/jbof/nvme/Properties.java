@@ -22,6 +22,7 @@ public final class Properties {
 
     /** Property Set / Get: attribute byte 40 bits 2:0 give the size (0 = 4 bytes, 1 = 8 bytes). */
     public static final int OFF_ATTRIB = 40;
+
     public static final int OFF_OFFSET = 44;
     public static final int OFF_VALUE = 48;
 
@@ -44,11 +45,16 @@ public final class Properties {
 
     public static String name(int offset) {
         switch (offset) {
-            case CAP: return "CAP";
-            case VS: return "VS";
-            case CC: return "CC";
-            case CSTS: return "CSTS";
-            default: return String.format("0x%x", offset);
+            case CAP:
+                return "CAP";
+            case VS:
+                return "VS";
+            case CC:
+                return "CC";
+            case CSTS:
+                return "CSTS";
+            default:
+                return String.format("0x%x", offset);
         }
     }
 }

@@ -51,7 +51,8 @@ public final class Sgl {
         int length = cmd.sglLength();
         if (length != 0 && !cmd.dataToController()) return Status.dnr(Status.INVALID_FIELD);
         if (cmd.sglAddress() != 0 || length > limit) return Status.dnr(Status.SGL_OFFSET_INVALID);
-        if (length < 0 || (carriedExactly ? length != carried : length > carried)) return Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
+        if (length < 0 || (carriedExactly ? length != carried : length > carried))
+            return Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
         return Status.SUCCESS;
     }
 }

@@ -87,44 +87,120 @@ public final class Status {
     public static String describe(int status) {
         String name;
         switch (status & 0x7FF) {
-            case SUCCESS: name = "Success"; break;
-            case INVALID_OPCODE: name = "Invalid Command Opcode"; break;
-            case INVALID_FIELD: name = "Invalid Field in Command"; break;
-            case CID_CONFLICT: name = "Command ID Conflict"; break;
-            case DATA_TRANSFER_ERROR: name = "Data Transfer Error"; break;
-            case INTERNAL_ERROR: name = "Internal Error"; break;
-            case ABORT_REQUESTED: name = "Command Abort Requested"; break;
-            case ABORTED_SQ_DELETION: name = "Command Aborted due to SQ Deletion"; break;
-            case INVALID_NAMESPACE: name = "Invalid Namespace or Format"; break;
-            case COMMAND_SEQUENCE_ERROR: name = "Command Sequence Error"; break;
-            case INVALID_SGL_SEGMENT_DESCRIPTOR: name = "Invalid SGL Segment Descriptor"; break;
-            case INVALID_NUMBER_OF_SGL_DESCRIPTORS: name = "Invalid Number of SGL Descriptors"; break;
-            case DATA_SGL_LENGTH_INVALID: name = "Data SGL Length Invalid"; break;
-            case SGL_DESCRIPTOR_TYPE_INVALID: name = "SGL Descriptor Type Invalid"; break;
-            case SGL_OFFSET_INVALID: name = "SGL Offset Invalid"; break;
-            case HOST_ID_INCONSISTENT_FORMAT: name = "Host Identifier Inconsistent Format"; break;
-            case KEEP_ALIVE_EXPIRED: name = "Keep Alive Timer Expired"; break;
-            case KEEP_ALIVE_INVALID: name = "Keep Alive Timeout Invalid"; break;
-            case NAMESPACE_WRITE_PROTECTED: name = "Namespace is Write Protected"; break;
-            case TRANSIENT_TRANSPORT_ERROR: name = "Transient Transport Error"; break;
-            case LBA_OUT_OF_RANGE: name = "LBA Out of Range"; break;
-            case CAPACITY_EXCEEDED: name = "Capacity Exceeded"; break;
-            case NAMESPACE_NOT_READY: name = "Namespace Not Ready"; break;
-            case INVALID_QUEUE_IDENTIFIER: name = "Invalid Queue Identifier"; break;
-            case INVALID_QUEUE_SIZE: name = "Invalid Queue Size"; break;
-            case ASYNC_EVENT_LIMIT_EXCEEDED: name = "Asynchronous Event Request Limit Exceeded"; break;
-            case INVALID_LOG_PAGE: name = "Invalid Log Page"; break;
-            case FEATURE_NOT_SAVEABLE: name = "Feature Identifier Not Saveable"; break;
-            case FEATURE_NOT_CHANGEABLE: name = "Feature Not Changeable"; break;
-            case CONNECT_INCOMPATIBLE_FORMAT: name = "Connect Incompatible Format"; break;
-            case CONNECT_CONTROLLER_BUSY: name = "Connect Controller Busy"; break;
-            case CONNECT_INVALID_PARAMETERS: name = "Connect Invalid Parameters"; break;
-            case CONNECT_RESTART_DISCOVERY: name = "Connect Restart Discovery"; break;
-            case CONNECT_INVALID_HOST: name = "Connect Invalid Host"; break;
-            case AUTHENTICATION_REQUIRED: name = "Authentication Required"; break;
-            case WRITE_FAULT: name = "Write Fault"; break;
-            case UNRECOVERED_READ_ERROR: name = "Unrecovered Read Error"; break;
-            default: name = "Unknown status"; break;
+            case SUCCESS:
+                name = "Success";
+                break;
+            case INVALID_OPCODE:
+                name = "Invalid Command Opcode";
+                break;
+            case INVALID_FIELD:
+                name = "Invalid Field in Command";
+                break;
+            case CID_CONFLICT:
+                name = "Command ID Conflict";
+                break;
+            case DATA_TRANSFER_ERROR:
+                name = "Data Transfer Error";
+                break;
+            case INTERNAL_ERROR:
+                name = "Internal Error";
+                break;
+            case ABORT_REQUESTED:
+                name = "Command Abort Requested";
+                break;
+            case ABORTED_SQ_DELETION:
+                name = "Command Aborted due to SQ Deletion";
+                break;
+            case INVALID_NAMESPACE:
+                name = "Invalid Namespace or Format";
+                break;
+            case COMMAND_SEQUENCE_ERROR:
+                name = "Command Sequence Error";
+                break;
+            case INVALID_SGL_SEGMENT_DESCRIPTOR:
+                name = "Invalid SGL Segment Descriptor";
+                break;
+            case INVALID_NUMBER_OF_SGL_DESCRIPTORS:
+                name = "Invalid Number of SGL Descriptors";
+                break;
+            case DATA_SGL_LENGTH_INVALID:
+                name = "Data SGL Length Invalid";
+                break;
+            case SGL_DESCRIPTOR_TYPE_INVALID:
+                name = "SGL Descriptor Type Invalid";
+                break;
+            case SGL_OFFSET_INVALID:
+                name = "SGL Offset Invalid";
+                break;
+            case HOST_ID_INCONSISTENT_FORMAT:
+                name = "Host Identifier Inconsistent Format";
+                break;
+            case KEEP_ALIVE_EXPIRED:
+                name = "Keep Alive Timer Expired";
+                break;
+            case KEEP_ALIVE_INVALID:
+                name = "Keep Alive Timeout Invalid";
+                break;
+            case NAMESPACE_WRITE_PROTECTED:
+                name = "Namespace is Write Protected";
+                break;
+            case TRANSIENT_TRANSPORT_ERROR:
+                name = "Transient Transport Error";
+                break;
+            case LBA_OUT_OF_RANGE:
+                name = "LBA Out of Range";
+                break;
+            case CAPACITY_EXCEEDED:
+                name = "Capacity Exceeded";
+                break;
+            case NAMESPACE_NOT_READY:
+                name = "Namespace Not Ready";
+                break;
+            case INVALID_QUEUE_IDENTIFIER:
+                name = "Invalid Queue Identifier";
+                break;
+            case INVALID_QUEUE_SIZE:
+                name = "Invalid Queue Size";
+                break;
+            case ASYNC_EVENT_LIMIT_EXCEEDED:
+                name = "Asynchronous Event Request Limit Exceeded";
+                break;
+            case INVALID_LOG_PAGE:
+                name = "Invalid Log Page";
+                break;
+            case FEATURE_NOT_SAVEABLE:
+                name = "Feature Identifier Not Saveable";
+                break;
+            case FEATURE_NOT_CHANGEABLE:
+                name = "Feature Not Changeable";
+                break;
+            case CONNECT_INCOMPATIBLE_FORMAT:
+                name = "Connect Incompatible Format";
+                break;
+            case CONNECT_CONTROLLER_BUSY:
+                name = "Connect Controller Busy";
+                break;
+            case CONNECT_INVALID_PARAMETERS:
+                name = "Connect Invalid Parameters";
+                break;
+            case CONNECT_RESTART_DISCOVERY:
+                name = "Connect Restart Discovery";
+                break;
+            case CONNECT_INVALID_HOST:
+                name = "Connect Invalid Host";
+                break;
+            case AUTHENTICATION_REQUIRED:
+                name = "Authentication Required";
+                break;
+            case WRITE_FAULT:
+                name = "Write Fault";
+                break;
+            case UNRECOVERED_READ_ERROR:
+                name = "Unrecovered Read Error";
+                break;
+            default:
+                name = "Unknown status";
+                break;
         }
         return String.format("%s (SCT 0x%x SC 0x%02x%s)", name, sct(status), sc(status), isDnr(status) ? ", DNR" : "");
     }

@@ -15,18 +15,28 @@ import io.jbof.nvme.tls.TlsPskDerivation;
  * @param tls             TLS 1.3 PSK identity and key for NVMe/TCP over TLS; null for plain NVMe/TCP
  * @param tlsSha256Binder bind a SHA-384 PSK to SHA-256 (as tlshd with gnutls before 3.8.10 does)
  */
-public record HostConnectionOptions(String address, int port, boolean headerDigest, boolean dataDigest,
-                                    int connectTimeoutMillis, int qid, int queueEntries, TlsPskDerivation.Derived tls,
-                                    boolean tlsSha256Binder) {
-    public HostConnectionOptions(String address, int port, boolean headerDigest, boolean dataDigest, int connectTimeoutMillis) {
+public record HostConnectionOptions(
+        String address,
+        int port,
+        boolean headerDigest,
+        boolean dataDigest,
+        int connectTimeoutMillis,
+        int qid,
+        int queueEntries,
+        TlsPskDerivation.Derived tls,
+        boolean tlsSha256Binder) {
+    public HostConnectionOptions(
+            String address, int port, boolean headerDigest, boolean dataDigest, int connectTimeoutMillis) {
         this(address, port, headerDigest, dataDigest, connectTimeoutMillis, 0, 32, null, false);
     }
 
     public HostConnectionOptions forQueue(int qid, int queueEntries) {
-        return new HostConnectionOptions(address, port, headerDigest, dataDigest, connectTimeoutMillis, qid, queueEntries, tls, tlsSha256Binder);
+        return new HostConnectionOptions(
+                address, port, headerDigest, dataDigest, connectTimeoutMillis, qid, queueEntries, tls, tlsSha256Binder);
     }
 
     public HostConnectionOptions withTls(TlsPskDerivation.Derived key, boolean sha256Binder) {
-        return new HostConnectionOptions(address, port, headerDigest, dataDigest, connectTimeoutMillis, qid, queueEntries, key, sha256Binder);
+        return new HostConnectionOptions(
+                address, port, headerDigest, dataDigest, connectTimeoutMillis, qid, queueEntries, key, sha256Binder);
     }
 }

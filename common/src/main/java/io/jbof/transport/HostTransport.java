@@ -2,9 +2,8 @@ package io.jbof.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import java.io.IOException;
 import io.netty.util.concurrent.EventExecutor;
-
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
 /** Opens host connections of one transport type. */
@@ -18,7 +17,8 @@ public interface HostTransport extends AutoCloseable {
      * As {@link #connect(HostConnectionOptions, HostConnection.Listener)}, on the given event loop of this
      * transport (a queue that reconnects stays on the thread that owns its state); null: any loop.
      */
-    default CompletableFuture<HostConnection> connect(HostConnectionOptions options, HostConnection.Listener listener, EventExecutor loop) {
+    default CompletableFuture<HostConnection> connect(
+            HostConnectionOptions options, HostConnection.Listener listener, EventExecutor loop) {
         return connect(options, listener);
     }
 

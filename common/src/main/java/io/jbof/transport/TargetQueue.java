@@ -18,7 +18,9 @@ public interface TargetQueue {
     String remoteAddress();
 
     /** The TLS PSK identity this queue's host proved (NVMe/TCP over TLS), or null on a plain queue. */
-    default TlsPskIdentity tlsIdentity() { return null; }
+    default TlsPskIdentity tlsIdentity() {
+        return null;
+    }
 
     /** In-capsule data the transport accepts on this queue, in bytes. */
     int inCapsuleDataSize();
@@ -28,7 +30,9 @@ public interface TargetQueue {
      * Linux's nvmet_fabrics_ops.get_mdts): the controller advertises and enforces the smaller of this
      * and its own limit. NVMe/TCP has no bound of its own.
      */
-    default long maxTransferBytes() { return Long.MAX_VALUE; }
+    default long maxTransferBytes() {
+        return Long.MAX_VALUE;
+    }
 
     /**
      * Set once Connect succeeded: the queue ID and size (entries) used for the SQ head pointer in

@@ -9,7 +9,7 @@ public interface TargetQueueHandler {
      * A command was completed with {@code status}, on the queue's thread, before its response is sent:
      * where the target counts what it served (no allocation, no lock: it runs for every command).
      */
-    default void onCompleted(TargetRequest request, int status) { }
+    default void onCompleted(TargetRequest request, int status) {}
 
     /** The connection ended (by either side); no more calls follow. */
     void onClosed();

@@ -2,7 +2,6 @@ package io.jbof.transport;
 
 import io.jbof.nvme.NvmeCommand;
 import io.netty.buffer.ByteBuf;
-
 import java.nio.channels.FileChannel;
 
 /**

@@ -2,7 +2,6 @@ package io.jbof.transport;
 
 import io.jbof.nvme.DiscoveryLog;
 import io.netty.buffer.ByteBuf;
-
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -24,7 +23,7 @@ public enum TransportType {
     RDMA("rdma", DiscoveryLog.TRTYPE_RDMA, true, false) {
         @Override
         public void writeTsas(ByteBuf b, int at, boolean tlsOn) {
-            b.setByte(at, 1);     // RC queue pairs
+            b.setByte(at, 1); // RC queue pairs
             b.setByte(at + 1, 1); // no provider type specified
             b.setByte(at + 2, 1); // RDMA CM
         }
@@ -43,22 +42,32 @@ public enum TransportType {
     }
 
     /** The name users give (-t tcp, "transport": "rdma") and logs show. */
-    public String id() { return id; }
+    public String id() {
+        return id;
+    }
 
     /** The discovery log's and Connect's TRTYPE. */
-    public int trtype() { return trtype; }
+    public int trtype() {
+        return trtype;
+    }
 
     /** Whether data SGL descriptors are keyed (RDMA) rather than plain (TCP): Identify Controller's SGLS says so. */
-    public boolean keyedSgls() { return keyedSgls; }
+    public boolean keyedSgls() {
+        return keyedSgls;
+    }
 
     /** Whether TLS can secure this transport. */
-    public boolean supportsTls() { return tls; }
+    public boolean supportsTls() {
+        return tls;
+    }
 
     /** Writes the transport-specific address subtype (TSAS, 256 bytes at {@code at}) of a discovery log entry. */
     public abstract void writeTsas(ByteBuf b, int at, boolean tlsOn);
 
     @Override
-    public String toString() { return id; }
+    public String toString() {
+        return id;
+    }
 
     /** The transport named {@code name}, or an IllegalArgumentException that lists the known ones. */
     public static TransportType parse(String name) {

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 
 /** A secret or key given inline or as {@code @FILE} (which keeps it out of the process list). */
 public final class SecretText {
-    private SecretText() {
-    }
+    private SecretText() {}
 
     /**
      * The text itself, or the trimmed contents of FILE for {@code @FILE}; null stays null.

@@ -17,15 +17,25 @@ public final class Sizes {
     public static long parseCount(String text, String what) {
         String s = text.trim().toUpperCase(Locale.ROOT);
         if (s.endsWith("IB")) s = s.substring(0, s.length() - 2);
-        else if (s.endsWith("B") && s.length() > 1 && !Character.isDigit(s.charAt(s.length() - 2))) s = s.substring(0, s.length() - 1);
+        else if (s.endsWith("B") && s.length() > 1 && !Character.isDigit(s.charAt(s.length() - 2)))
+            s = s.substring(0, s.length() - 1);
         long mult = 1;
         if (!s.isEmpty()) {
             switch (s.charAt(s.length() - 1)) {
-                case 'K': mult = 1L << 10; break;
-                case 'M': mult = 1L << 20; break;
-                case 'G': mult = 1L << 30; break;
-                case 'T': mult = 1L << 40; break;
-                default: mult = 1;
+                case 'K':
+                    mult = 1L << 10;
+                    break;
+                case 'M':
+                    mult = 1L << 20;
+                    break;
+                case 'G':
+                    mult = 1L << 30;
+                    break;
+                case 'T':
+                    mult = 1L << 40;
+                    break;
+                default:
+                    mult = 1;
             }
             if (mult != 1) s = s.substring(0, s.length() - 1);
         }
@@ -33,7 +43,8 @@ public final class Sizes {
         try {
             n = Long.parseLong(s);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + " '" + text + "' is not a byte count (examples: 0, 4096, 4K, 64M, 1G)");
+            throw new IllegalArgumentException(
+                    what + " '" + text + "' is not a byte count (examples: 0, 4096, 4K, 64M, 1G)");
         }
         if (n < 0) throw new IllegalArgumentException(what + " '" + text + "' is negative");
         if (n > Long.MAX_VALUE / mult) throw new IllegalArgumentException(what + " '" + text + "' is too large");

@@ -7,21 +7,55 @@ package io.jbof.util;
  */
 public enum Tunable {
     NIO("jbof.nio", "false", "NVMe/TCP on Java NIO instead of Netty's native epoll transport (both roles)."),
-    SENDFILE_MIN("jbof.sendfileMin", "16384", "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy); shorter ones are copied into the PDU."),
-    DIRECT_IO_THREADS("jbof.directIoThreads", "64", "Target: threads that direct namespaces' reads and writes block in, shared by all of them (so the depth a drive sees)."),
-    TCP_CONNECT_TIMEOUT_MS("jbof.tcp.connectTimeoutMs", "30000", "Target, NVMe/TCP: bound on the time from accepting a connection to its Fabrics Connect (ICReq included)."),
-    TCP_DATA_TIMEOUT_MS("jbof.tcp.dataTimeoutMs", "30000", "Target, NVMe/TCP: bound on the wait for a host's data after an R2T, or between its H2CData PDUs."),
-    TCP_WRITE_HIGH_WATER("jbof.tcp.writeHighWater", String.valueOf(2 << 20), "Target, NVMe/TCP: bytes queued to one socket above which that queue stops reading commands."),
-    TCP_WRITE_LOW_WATER("jbof.tcp.writeLowWater", String.valueOf(1 << 20), "Target, NVMe/TCP: bytes queued below which it reads commands again."),
-    TCP_SEND_BUDGET("jbof.tcp.sendBudget", "8",
+    SENDFILE_MIN(
+            "jbof.sendfileMin",
+            "16384",
+            "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy); shorter ones are copied into the PDU."),
+    DIRECT_IO_THREADS(
+            "jbof.directIoThreads",
+            "64",
+            "Target: threads that direct namespaces' reads and writes block in, shared by all of them (so the depth a drive sees)."),
+    TCP_CONNECT_TIMEOUT_MS(
+            "jbof.tcp.connectTimeoutMs",
+            "30000",
+            "Target, NVMe/TCP: bound on the time from accepting a connection to its Fabrics Connect (ICReq included)."),
+    TCP_DATA_TIMEOUT_MS(
+            "jbof.tcp.dataTimeoutMs",
+            "30000",
+            "Target, NVMe/TCP: bound on the wait for a host's data after an R2T, or between its H2CData PDUs."),
+    TCP_WRITE_HIGH_WATER(
+            "jbof.tcp.writeHighWater",
+            String.valueOf(2 << 20),
+            "Target, NVMe/TCP: bytes queued to one socket above which that queue stops reading commands."),
+    TCP_WRITE_LOW_WATER(
+            "jbof.tcp.writeLowWater",
+            String.valueOf(1 << 20),
+            "Target, NVMe/TCP: bytes queued below which it reads commands again."),
+    TCP_SEND_BUDGET(
+            "jbof.tcp.sendBudget",
+            "8",
             "Both roles, NVMe/TCP: a burst of commands (host) or of responses to one read's commands (target) is flushed every this many; 0: once per burst."),
     TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
-    RDMA_ACK_TIMEOUT("jbof.rdma.ackTimeout", "14",
+    RDMA_ACK_TIMEOUT(
+            "jbof.rdma.ackTimeout",
+            "14",
             "Both roles, NVMe/RDMA on InfiniBand/RoCE: local ACK timeout, 4.096 us x 2^N (14: 67 ms) before a lost packet is sent again; 0: rdma_cm's own."),
-    RDMA_BUFFERS("jbof.rdma.buffers", "256", "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device; fewer than 8 lower the MDTS RDMA hosts are told."),
-    RDMA_REMOTE_INVALIDATE("jbof.rdma.remoteInvalidate", "true", "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),
-    RDMA_SPIN_POLLS("jbof.rdma.spinPolls", "64", "Both roles, NVMe/RDMA: empty completion-queue polls before an event loop sleeps on its channel."),
-    RDMA_TRANSFER_SIZE("jbof.rdma.transferSize", String.valueOf(128 * 1024), "Initiator, NVMe/RDMA: the registered data buffer of each command slot, so the largest transfer of one command.");
+    RDMA_BUFFERS(
+            "jbof.rdma.buffers",
+            "256",
+            "Target, NVMe/RDMA: registered 128 KiB page buffers per event loop and device; fewer than 8 lower the MDTS RDMA hosts are told."),
+    RDMA_REMOTE_INVALIDATE(
+            "jbof.rdma.remoteInvalidate",
+            "true",
+            "Target, NVMe/RDMA: answer with SEND with Invalidate where the host's SGL asks for it."),
+    RDMA_SPIN_POLLS(
+            "jbof.rdma.spinPolls",
+            "64",
+            "Both roles, NVMe/RDMA: empty completion-queue polls before an event loop sleeps on its channel."),
+    RDMA_TRANSFER_SIZE(
+            "jbof.rdma.transferSize",
+            String.valueOf(128 * 1024),
+            "Initiator, NVMe/RDMA: the registered data buffer of each command slot, so the largest transfer of one command.");
 
     private final String property;
     private final String defaultValue;
@@ -33,11 +67,17 @@ public enum Tunable {
         this.description = description;
     }
 
-    public String property() { return property; }
+    public String property() {
+        return property;
+    }
 
-    public String defaultValue() { return defaultValue; }
+    public String defaultValue() {
+        return defaultValue;
+    }
 
-    public String description() { return description; }
+    public String description() {
+        return description;
+    }
 
     /** The value given with -D, or the default. */
     public String value() {
@@ -46,7 +86,9 @@ public enum Tunable {
 
     public int intValue() {
         long v = longValue();
-        if (v != (int) v) throw new IllegalArgumentException("-D" + property + "=" + v + " is out of range (default " + defaultValue + ")");
+        if (v != (int) v)
+            throw new IllegalArgumentException(
+                    "-D" + property + "=" + v + " is out of range (default " + defaultValue + ")");
         return (int) v;
     }
 
@@ -55,7 +97,8 @@ public enum Tunable {
         try {
             return Long.decode(v.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-D" + property + "=" + v + " is not a whole number (default " + defaultValue + ")");
+            throw new IllegalArgumentException(
+                    "-D" + property + "=" + v + " is not a whole number (default " + defaultValue + ")");
         }
     }
 
@@ -63,6 +106,7 @@ public enum Tunable {
         String v = value().trim();
         if (v.equalsIgnoreCase("true")) return true;
         if (v.equalsIgnoreCase("false")) return false;
-        throw new IllegalArgumentException("-D" + property + "=" + v + " must be true or false (default " + defaultValue + ")");
+        throw new IllegalArgumentException(
+                "-D" + property + "=" + v + " must be true or false (default " + defaultValue + ")");
     }
 }

@@ -1,10 +1,10 @@
 package io.jbof.nvme;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The flyweights read and write the spec's byte offsets (little-endian) over any buffer position. */
 class CapsuleFlyweightTest {
@@ -15,7 +15,7 @@ class CapsuleFlyweightTest {
         c.cid(0xBEEF);
         assertEquals(0xBEEF, b.getUnsignedShortLE(32 + 2));
         b.setByte(32, Opcodes.IO_WRITE);
-        b.setIntLE(32 + 4, 7);            // NSID
+        b.setIntLE(32 + 4, 7); // NSID
         b.setLongLE(32 + 40, 0x1_0000_0002L); // SLBA in CDW10/11
         b.setIntLE(32 + 48, 15 | 1 << 30); // NLB 0's based, FUA
         assertEquals(Opcodes.IO_WRITE, c.opcode());

@@ -1,13 +1,12 @@
 package io.jbof.util;
 
-import org.junit.jupiter.api.Test;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 
 class TunableTest {
     @Test
@@ -25,7 +24,8 @@ class TunableTest {
         String p = Tunable.RDMA_SPIN_POLLS.property();
         System.setProperty(p, "lots");
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Tunable.RDMA_SPIN_POLLS::intValue);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, Tunable.RDMA_SPIN_POLLS::intValue);
             assertEquals("-Djbof.rdma.spinPolls=lots is not a whole number (default 64)", e.getMessage());
             System.setProperty(p, "0x10");
             assertEquals(16, Tunable.RDMA_SPIN_POLLS.intValue());

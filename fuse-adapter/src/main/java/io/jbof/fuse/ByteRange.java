@@ -9,14 +9,17 @@ final class ByteRange {
     int blockSize;
     /** Head: block, offset of the range inside it, bytes (0 when the range starts on a boundary). */
     long headLba;
+
     int headOffset;
     int headBytes;
     /** Middle: first whole block, how many, and where it starts in the caller's buffer. */
     long midLba;
+
     long midBlocks;
     int midBufferOffset;
     /** Tail: block and bytes from its start (0 when the range ends on a boundary). */
     long tailLba;
+
     int tailBytes;
     int tailBufferOffset;
 

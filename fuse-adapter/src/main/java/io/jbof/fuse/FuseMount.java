@@ -4,13 +4,12 @@ import com.sun.security.auth.module.UnixSystem;
 import io.jbof.fuse.kernel.FuseDevice;
 import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.NvmeController;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A mounted {@link VolumeFileSystem}, served by jbof's own FUSE server ({@link FuseSession}) on
@@ -24,8 +23,13 @@ public final class FuseMount implements AutoCloseable {
      * How to mount: page-cache bypass, other users' access, read-only, the kernel's write cache (opt-in),
      * and the server's shape (readers, max_background, largest request).
      */
-    public record Options(boolean directIo, boolean allowOther, boolean readOnly, boolean writebackCache, int readaheadKib,
-                          FuseSession.Config server) {
+    public record Options(
+            boolean directIo,
+            boolean allowOther,
+            boolean readOnly,
+            boolean writebackCache,
+            int readaheadKib,
+            FuseSession.Config server) {
         /** The readahead jbof sets where it can (root): sequential buffered reads of 128 KiB gain from it. */
         public static final int DEFAULT_READAHEAD_KIB = 4096;
 
@@ -51,15 +55,17 @@ public final class FuseMount implements AutoCloseable {
 
     public static FuseMount mount(NvmeController controller, Path mountPoint, Options o) throws IOException {
         if (!Files.isDirectory(mountPoint)) {
-            throw new IOException("mount point " + mountPoint + " is not a directory (create it with: mkdir -p " + mountPoint + ")");
+            throw new IOException(
+                    "mount point " + mountPoint + " is not a directory (create it with: mkdir -p " + mountPoint + ")");
         }
         if (!Files.exists(Path.of("/dev/fuse"))) {
-            throw new IOException("/dev/fuse is missing: load the fuse module (modprobe fuse) or, in a container, pass the device in");
+            throw new IOException(
+                    "/dev/fuse is missing: load the fuse module (modprobe fuse) or, in a container, pass the device in");
         }
         VolumeFileSystem fs = new VolumeFileSystem(controller, o.directIo());
         UnixSystem me = new UnixSystem();
-        FuseDevice.MountSpec spec = new FuseDevice.MountSpec("jbof:" + controller.options().subsystemNqn.replace(",", "_"), "jbof",
-                o.readOnly(), o.allowOther());
+        FuseDevice.MountSpec spec = new FuseDevice.MountSpec(
+                "jbof:" + controller.options().subsystemNqn.replace(",", "_"), "jbof", o.readOnly(), o.allowOther());
         FuseDevice device;
         try {
             device = FuseDevice.mount(mountPoint, spec, (int) me.getUid(), (int) me.getGid());
@@ -69,7 +75,8 @@ public final class FuseMount implements AutoCloseable {
         }
         FuseSession.Config server = o.server();
         if (o.writebackCache() != server.writebackCache()) {
-            server = new FuseSession.Config(server.readers(), server.maxBackground(), server.maxIo(), o.writebackCache());
+            server = new FuseSession.Config(
+                    server.readers(), server.maxBackground(), server.maxIo(), o.writebackCache());
         }
         FuseSession session = new FuseSession(device, fs, server);
         FuseMount m = new FuseMount(fs, device, session);
@@ -84,8 +91,10 @@ public final class FuseMount implements AutoCloseable {
         if (!ready) {
             m.close();
             Throwable f = session.failure();
-            throw new IOException("mounting on " + mountPoint.toAbsolutePath() + " failed: the kernel's FUSE INIT was not answered"
-                    + (f != null ? " (" + f + ")" : ""), f);
+            throw new IOException(
+                    "mounting on " + mountPoint.toAbsolutePath() + " failed: the kernel's FUSE INIT was not answered"
+                            + (f != null ? " (" + f + ")" : ""),
+                    f);
         }
         device.rememberConnection();
         if (o.readaheadKib() > 0 && !device.setReadahead(o.readaheadKib())) {
@@ -94,9 +103,17 @@ public final class FuseMount implements AutoCloseable {
         return m;
     }
 
-    public VolumeFileSystem fileSystem() { return fs; }
-    public Path mountPoint() { return device.mountPoint(); }
-    public FuseSession session() { return session; }
+    public VolumeFileSystem fileSystem() {
+        return fs;
+    }
+
+    public Path mountPoint() {
+        return device.mountPoint();
+    }
+
+    public FuseSession session() {
+        return session;
+    }
 
     /** Waits until the file system is unmounted (by {@link #close}, {@code jbof umount} or umount). */
     public void awaitUnmounted() throws InterruptedException {
@@ -118,11 +135,15 @@ public final class FuseMount implements AutoCloseable {
         try {
             if (session.running()) {
                 int rc = Unmount.run(mountPoint(), true);
-                if (rc != 0 && rc != 22 /* EINVAL: not mounted any more */) log.warn("unmounting {}: status {}", mountPoint(), rc);
+                if (rc != 0 && rc != 22 /* EINVAL: not mounted any more */)
+                    log.warn("unmounting {}: status {}", mountPoint(), rc);
                 if (!session.awaitEnd(30, TimeUnit.SECONDS)) {
-                    log.warn("{} still has open files 30 s after the unmount: aborting the FUSE connection", mountPoint());
+                    log.warn(
+                            "{} still has open files 30 s after the unmount: aborting the FUSE connection",
+                            mountPoint());
                     device.abort();
-                    if (!session.awaitEnd(10, TimeUnit.SECONDS)) log.warn("the FUSE readers for {} did not stop", mountPoint());
+                    if (!session.awaitEnd(10, TimeUnit.SECONDS))
+                        log.warn("the FUSE readers for {} did not stop", mountPoint());
                 }
             }
         } catch (InterruptedException e) {

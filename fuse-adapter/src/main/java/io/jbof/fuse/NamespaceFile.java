@@ -3,7 +3,6 @@ package io.jbof.fuse;
 import io.jbof.initiator.Namespace;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,6 +28,7 @@ public final class NamespaceFile {
     private final StripedBlockLocks locks = new StripedBlockLocks();
     /** Edge-block buffers, borrowed per call: callers come from pools that change size, so per-thread buffers would leak. */
     private final ConcurrentLinkedQueue<Scratch> scratchPool = new ConcurrentLinkedQueue<>();
+
     private volatile boolean closed;
     /** Writes completed since the last Flush was sent: a Flush with nothing to make durable is skipped. */
     private final AtomicLong unflushedWrites = new AtomicLong();
@@ -39,10 +39,21 @@ public final class NamespaceFile {
         this.size = ns.sizeBytes();
     }
 
-    public Namespace namespace() { return ns; }
-    public long size() { return size; }
-    public int blockSize() { return blockSize; }
-    public boolean readOnly() { return ns.readOnly(); }
+    public Namespace namespace() {
+        return ns;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public boolean readOnly() {
+        return ns.readOnly();
+    }
 
     /** Two edge blocks and a range descriptor; as many exist as calls ever ran at once. */
     private static final class Scratch {
@@ -98,7 +109,11 @@ public final class NamespaceFile {
             CompletableFuture<Void> head = r.headBytes != 0 ? readBlock(r.headLba, s.head) : null;
             CompletableFuture<Void> tail = r.tailBytes != 0 ? readBlock(r.tailLba, s.tail) : null;
             CompletableFuture<Void> mid = r.midBlocks > 0
-                    ? ns.read(r.midLba, (int) r.midBlocks, dst.slice(r.midBufferOffset, (int) (r.midBlocks * blockSize)).clear())
+                    ? ns.read(
+                            r.midLba,
+                            (int) r.midBlocks,
+                            dst.slice(r.midBufferOffset, (int) (r.midBlocks * blockSize))
+                                    .clear())
                     : null;
             await(head, tail, mid);
             if (r.headBytes != 0) dst.setBytes(0, s.head, r.headOffset, r.headBytes);
@@ -126,13 +141,15 @@ public final class NamespaceFile {
     public CompletableFuture<Void> readAsync(long offset, int length, ByteBuf dst, Executor edges) {
         if (aligned(offset, length)) return ns.read(offset / blockSize, length / blockSize, dst);
         ByteBuf region = dst.slice(dst.writerIndex(), length);
-        return CompletableFuture.runAsync(() -> {
-            try {
-                read(offset, length, region);
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
-        }, edges);
+        return CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        read(offset, length, region);
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                edges);
     }
 
     /**
@@ -140,16 +157,19 @@ public final class NamespaceFile {
      * lock stripes shared from here until the write completes (on whichever thread completes it); a
      * range with partial blocks runs the blocking read-modify-write on {@code edges}.
      */
-    public CompletableFuture<Void> writeAsync(long offset, int length, ByteBuf src, boolean fua, WriteState st, Executor edges) {
+    public CompletableFuture<Void> writeAsync(
+            long offset, int length, ByteBuf src, boolean fua, WriteState st, Executor edges) {
         if (!aligned(offset, length)) {
             ByteBuf data = src.slice(src.readerIndex(), length);
-            return CompletableFuture.runAsync(() -> {
-                try {
-                    write(offset, length, data, fua);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, edges);
+            return CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            write(offset, length, data, fua);
+                        } catch (IOException e) {
+                            throw new CompletionException(e);
+                        }
+                    },
+                    edges);
         }
         locks.lock(st.range.set(offset, length, blockSize), st.held);
         CompletableFuture<Void> f;
@@ -209,7 +229,10 @@ public final class NamespaceFile {
         ByteRange r = s.range.set(offset, length, blockSize);
         locks.lock(r, s.held);
         try {
-            await(r.headBytes != 0 ? readBlock(r.headLba, s.head) : null, r.tailBytes != 0 ? readBlock(r.tailLba, s.tail) : null, null);
+            await(
+                    r.headBytes != 0 ? readBlock(r.headLba, s.head) : null,
+                    r.tailBytes != 0 ? readBlock(r.tailLba, s.tail) : null,
+                    null);
             CompletableFuture<Void> head = null, tail = null, mid = null;
             if (r.headBytes != 0) {
                 copyOrZero(s.head, r.headOffset, src, 0, r.headBytes);
@@ -221,7 +244,11 @@ public final class NamespaceFile {
             }
             if (r.midBlocks > 0) {
                 if (src != null) {
-                    mid = ns.write(r.midLba, (int) r.midBlocks, src.slice(r.midBufferOffset, (int) (r.midBlocks * blockSize)), fua);
+                    mid = ns.write(
+                            r.midLba,
+                            (int) r.midBlocks,
+                            src.slice(r.midBufferOffset, (int) (r.midBlocks * blockSize)),
+                            fua);
                 } else {
                     mid = zeroBlocks(r.midLba, r.midBlocks, deallocate);
                 }
@@ -244,7 +271,8 @@ public final class NamespaceFile {
         CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
         for (long done = 0; done < blocks; ) {
             long n = Math.min(max, blocks - done);
-            CompletableFuture<Void> one = deallocate ? ns.deallocate(lba + done, n) : ns.writeZeroes(lba + done, (int) n);
+            CompletableFuture<Void> one =
+                    deallocate ? ns.deallocate(lba + done, n) : ns.writeZeroes(lba + done, (int) n);
             all = all.thenCombine(one, (a, b) -> null);
             done += n;
         }
@@ -266,10 +294,11 @@ public final class NamespaceFile {
         return ns.read(lba, 1, block.clear());
     }
 
-    private static void await(CompletableFuture<Void> a, CompletableFuture<Void> b, CompletableFuture<Void> c) throws IOException {
+    private static void await(CompletableFuture<Void> a, CompletableFuture<Void> b, CompletableFuture<Void> c)
+            throws IOException {
         // Wait for all before reporting: a buffer must not be handed back while a transfer still uses it.
         IOException first = null;
-        for (CompletableFuture<Void> f : new CompletableFuture[]{a, b, c}) {
+        for (CompletableFuture<Void> f : new CompletableFuture[] {a, b, c}) {
             if (f == null) continue;
             try {
                 join(f);

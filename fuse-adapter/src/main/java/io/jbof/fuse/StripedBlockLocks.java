@@ -21,6 +21,7 @@ final class StripedBlockLocks {
         final byte[] modes = new byte[STRIPES];
         /** The stripes touched: from {@code start}, {@code count} of them, wrapping past the last. */
         int start;
+
         int count;
     }
 

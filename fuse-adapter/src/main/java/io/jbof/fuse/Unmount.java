@@ -1,7 +1,6 @@
 package io.jbof.fuse;
 
 import io.jbof.fuse.kernel.FuseDevice;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +20,7 @@ public final class Unmount {
         int rc = FuseDevice.unmount(mountPoint, lazy);
         if (rc == 0 || rc != 1 /* EPERM: not root, try the setuid helper */) return rc;
         String mp = mountPoint.toAbsolutePath().toString();
-        for (String tool : new String[]{"fusermount3", "fusermount"}) {
+        for (String tool : new String[] {"fusermount3", "fusermount"}) {
             List<String> cmd = new ArrayList<>(List.of(tool, "-u"));
             if (lazy) cmd.add("-z");
             cmd.add(mp);
@@ -31,12 +30,15 @@ public final class Unmount {
                 // try the next
             }
         }
-        throw new IOException("cannot unmount " + mp + ": not root, and neither fusermount3 nor fusermount is installed (apt-get install fuse3)");
+        throw new IOException("cannot unmount " + mp
+                + ": not root, and neither fusermount3 nor fusermount is installed (apt-get install fuse3)");
     }
 
     private static int exec(List<String> cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -1,29 +1,28 @@
 package io.jbof.fuse;
 
+import static io.jbof.fuse.kernel.FuseAbi.*;
+
 import com.sun.security.auth.module.UnixSystem;
-import java.io.IOException;
-import java.util.concurrent.CompletionException;
 import io.jbof.fuse.kernel.FuseAttr;
 import io.jbof.fuse.kernel.FuseOperations;
 import io.jbof.fuse.kernel.FuseRequest;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.jbof.fuse.kernel.FuseAbi.*;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The file system: a root directory with one regular file per namespace, named {@code ns<NSID>}, its
@@ -92,7 +91,8 @@ public final class VolumeFileSystem implements FuseOperations {
     }
 
     private FuseAttr attr(long node, NamespaceFile f) {
-        return new FuseAttr(node, f.size(), S_IFREG | (f.readOnly() ? 0444 : 0644), 1, uid, gid, f.blockSize(), mountedAt);
+        return new FuseAttr(
+                node, f.size(), S_IFREG | (f.readOnly() ? 0444 : 0644), 1, uid, gid, f.blockSize(), mountedAt);
     }
 
     @Override
@@ -129,8 +129,11 @@ public final class VolumeFileSystem implements FuseOperations {
             return;
         }
         if ((valid & FATTR_SIZE) != 0 && size != f.size()) {
-            log.warn("{}: truncate to {} bytes refused: a namespace has a fixed size of {} bytes (with dd, use conv=notrunc)",
-                    names.get((int) node - 2), size, f.size());
+            log.warn(
+                    "{}: truncate to {} bytes refused: a namespace has a fixed size of {} bytes (with dd, use conv=notrunc)",
+                    names.get((int) node - 2),
+                    size,
+                    f.size());
             r.replyError(EPERM);
             return;
         }
@@ -251,14 +254,18 @@ public final class VolumeFileSystem implements FuseOperations {
             r.replyError(EOPNOTSUPP);
             return;
         }
-        CompletableFuture<Void> done = n <= 0 ? CompletableFuture.completedFuture(null) : CompletableFuture.runAsync(() -> {
-            try {
-                if (punch) f.punchHole(offset, n);
-                else f.zero(offset, n);
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
-        }, edges);
+        CompletableFuture<Void> done = n <= 0
+                ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                if (punch) f.punchHole(offset, n);
+                                else f.zero(offset, n);
+                            } catch (IOException e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        edges);
         reply(r, done, "fallocate", node, offset, n);
     }
 
@@ -322,7 +329,14 @@ public final class VolumeFileSystem implements FuseOperations {
         if (errno != EIO) {
             log.debug("{} {} at {} (+{}): {}", what, path, offset, length, e.getMessage());
         } else if (failing.compareAndSet(false, true)) {
-            log.error("{}/{}: {} at offset {} ({} bytes) failed, returning EIO: {}{}", name, path, what, offset, length, e.getMessage(),
+            log.error(
+                    "{}/{}: {} at offset {} ({} bytes) failed, returning EIO: {}{}",
+                    name,
+                    path,
+                    what,
+                    offset,
+                    length,
+                    e.getMessage(),
                     " (further failures are not logged until a call succeeds)");
         }
         return errno;

@@ -1,9 +1,9 @@
 package io.jbof.fuse;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 class ByteRangeTest {
     private final ByteRange r = new ByteRange();

@@ -1,13 +1,17 @@
 package io.jbof.fuse;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -24,33 +28,40 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Real FUSE mounts of a real target on loopback, used by real tools. */
 class FuseMountTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private final long seed = Long.getLong("jbof.test.seed", System.nanoTime());
 
     @Test
     void filesAreNamedByNsidSizedByCapacityAndReadOnlyWhereTheNamespaceIs() throws Exception {
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "16M", "4096", "ro:8M", "512")) {
             try (var list = Files.list(m.mount.mountPoint())) {
-                assertEquals(List.of("ns1", "ns2"), list.map(p -> p.getFileName().toString()).sorted().toList());
+                assertEquals(
+                        List.of("ns1", "ns2"),
+                        list.map(p -> p.getFileName().toString()).sorted().toList());
             }
             assertEquals(16L << 20, Files.size(m.file(1)));
             assertEquals(8L << 20, Files.size(m.file(2)));
             assertTrue(Files.isWritable(m.file(1)));
-            assertEquals("r--r--r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(m.file(2))));
-            IOException e = assertThrows(IOException.class, () -> FileChannel.open(m.file(2), StandardOpenOption.WRITE).close());
+            assertEquals(
+                    "r--r--r--",
+                    java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(m.file(2))));
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> FileChannel.open(m.file(2), StandardOpenOption.WRITE).close());
             assertTrue(e.getMessage().contains("Read-only file system"), e.getMessage());
-            String stat = Shell.ok("stat", "-f", "-c", "%S %b %f", m.mount.mountPoint().toString());
-            assertEquals("512 " + ((24L << 20) / 512) + " 0", stat.trim(), "statfs: block size, total blocks of both files, none free");
+            String stat = Shell.ok(
+                    "stat", "-f", "-c", "%S %b %f", m.mount.mountPoint().toString());
+            assertEquals(
+                    "512 " + ((24L << 20) / 512) + " 0",
+                    stat.trim(),
+                    "statfs: block size, total blocks of both files, none free");
         }
     }
 
@@ -66,7 +77,15 @@ class FuseMountTest {
             byte[] pattern = new byte[300_001];
             rnd.nextBytes(pattern);
             Path src = Files.write(dir.resolve("pattern"), pattern);
-            Shell.ok("dd", "if=" + src, "of=" + m.file(1), "bs=65536", "seek=12345", "oflag=seek_bytes", "conv=notrunc,fsync", "status=none");
+            Shell.ok(
+                    "dd",
+                    "if=" + src,
+                    "of=" + m.file(1),
+                    "bs=65536",
+                    "seek=12345",
+                    "oflag=seek_bytes",
+                    "conv=notrunc,fsync",
+                    "status=none");
             System.arraycopy(pattern, 0, model, 12345, pattern.length);
 
             // Adjacent segments of random length written by 4 threads in random order. The kernel holds the
@@ -75,7 +94,7 @@ class FuseMountTest {
             List<long[]> segments = new ArrayList<>();
             for (long at = 0; at < size; ) {
                 long n = Math.min(size - at, 1 + rnd.nextInt(20_000));
-                segments.add(new long[]{at, n});
+                segments.add(new long[] {at, n});
                 at += n;
             }
             Collections.shuffle(segments, new Random(seed));
@@ -122,12 +141,38 @@ class FuseMountTest {
     void fioRandomWritesVerifyWithCrc32cOnTheMount() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio"), "fio is not installed (apt-get install -y fio)");
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "64M", "4096", "32M", "4096")) {
-            String out = Shell.ok("fio", "--name=rw4k", "--filename=" + m.file(1), "--rw=randwrite", "--bs=4k", "--iodepth=16",
-                    "--ioengine=libaio", "--direct=1", "--size=32M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--minimal");
+            String out = Shell.ok(
+                    "fio",
+                    "--name=rw4k",
+                    "--filename=" + m.file(1),
+                    "--rw=randwrite",
+                    "--bs=4k",
+                    "--iodepth=16",
+                    "--ioengine=libaio",
+                    "--direct=1",
+                    "--size=32M",
+                    "--verify=crc32c",
+                    "--do_verify=1",
+                    "--verify_fatal=1",
+                    "--verify_state_save=0",
+                    "--minimal");
             assertFalse(out.contains("verify:"), out);
             // Sizes that are not multiples of the block size: the adapter's read-modify-write under libaio concurrency.
-            out = Shell.ok("fio", "--name=mixed", "--filename=" + m.file(2), "--rw=randwrite", "--bsrange=512-64k", "--iodepth=8",
-                    "--ioengine=libaio", "--direct=1", "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--minimal");
+            out = Shell.ok(
+                    "fio",
+                    "--name=mixed",
+                    "--filename=" + m.file(2),
+                    "--rw=randwrite",
+                    "--bsrange=512-64k",
+                    "--iodepth=8",
+                    "--ioengine=libaio",
+                    "--direct=1",
+                    "--size=16M",
+                    "--verify=crc32c",
+                    "--do_verify=1",
+                    "--verify_fatal=1",
+                    "--verify_state_save=0",
+                    "--minimal");
             assertFalse(out.contains("verify:"), out);
         }
     }
@@ -144,7 +189,8 @@ class FuseMountTest {
                 try (var f = new RandomAccessFile(backing.toFile(), "rw")) {
                     f.setLength(64L << 20);
                 }
-                devices.add(Shell.ok("losetup", "--find", "--show", backing.toString()).trim());
+                devices.add(Shell.ok("losetup", "--find", "--show", backing.toString())
+                        .trim());
                 TargetConfig.NamespaceConfig n = new TargetConfig.NamespaceConfig();
                 n.path = devices.get(i - 1);
                 n.direct = i == 2;
@@ -152,9 +198,21 @@ class FuseMountTest {
             }
             try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), cfg)) {
                 for (int nsid = 1; nsid <= 2; nsid++) {
-                    String out = Shell.ok("fio", "--name=dev" + nsid, "--filename=" + m.file(nsid), "--rw=randwrite", "--bsrange=4k-128k",
-                            "--iodepth=16", "--ioengine=libaio", "--direct=1", "--size=32M", "--verify=crc32c", "--do_verify=1",
-                            "--verify_fatal=1", "--verify_state_save=0", "--minimal");
+                    String out = Shell.ok(
+                            "fio",
+                            "--name=dev" + nsid,
+                            "--filename=" + m.file(nsid),
+                            "--rw=randwrite",
+                            "--bsrange=4k-128k",
+                            "--iodepth=16",
+                            "--ioengine=libaio",
+                            "--direct=1",
+                            "--size=32M",
+                            "--verify=crc32c",
+                            "--do_verify=1",
+                            "--verify_fatal=1",
+                            "--verify_state_save=0",
+                            "--minimal");
                     assertFalse(out.contains("verify:"), out);
                 }
                 // What the mount wrote is on the device, and the library reads the same bytes.
@@ -171,7 +229,10 @@ class FuseMountTest {
                 assertArrayEquals(data, onDevice.array());
                 ByteBuf viaLibrary = Unpooled.directBuffer(data.length);
                 try {
-                    m.controller.namespace(2).read((40L << 20) / 4096, data.length / 4096, viaLibrary).get();
+                    m.controller
+                            .namespace(2)
+                            .read((40L << 20) / 4096, data.length / 4096, viaLibrary)
+                            .get();
                     byte[] got = new byte[data.length];
                     viaLibrary.getBytes(0, got);
                     assertArrayEquals(data, got);
@@ -189,9 +250,23 @@ class FuseMountTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio"), "fio is not installed (apt-get install -y fio)");
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "64M", "4096")) {
             // Each job its own 16 MiB quarter: verify=crc32c checks what that job wrote.
-            String out = Shell.ok("fio", "--name=rw", "--filename=" + m.file(1), "--rw=randrw", "--bs=4k", "--iodepth=32", "--numjobs=4",
-                    "--offset_increment=16M", "--size=16M", "--ioengine=libaio", "--direct=1", "--verify=crc32c", "--do_verify=1",
-                    "--verify_fatal=1", "--verify_state_save=0", "--minimal");
+            String out = Shell.ok(
+                    "fio",
+                    "--name=rw",
+                    "--filename=" + m.file(1),
+                    "--rw=randrw",
+                    "--bs=4k",
+                    "--iodepth=32",
+                    "--numjobs=4",
+                    "--offset_increment=16M",
+                    "--size=16M",
+                    "--ioengine=libaio",
+                    "--direct=1",
+                    "--verify=crc32c",
+                    "--do_verify=1",
+                    "--verify_fatal=1",
+                    "--verify_state_save=0",
+                    "--minimal");
             assertFalse(out.contains("verify:"), out);
             // libfuse 2 handed the adapter one direct I/O per open file at a time: at most 4 here.
             int peak = m.mount.session().peakInFlight();
@@ -204,18 +279,28 @@ class FuseMountTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio"), "fio is not installed (apt-get install -y fio)");
         // direct_io with parallel direct writes: 1000-byte writes from 4 processes land in the same 4 KiB blocks at
         // once, so every write is a read-modify-write racing its neighbours' on the adapter.
-        try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults().withDirectIo(true), "8M", "4096")) {
-            List<String> cmd = new ArrayList<>(List.of("fio", "--rw=write:3000", "--bs=1000", "--size=4000000", "--ioengine=psync",
-                    "--filename=" + m.file(1), "--fallocate=none", "--minimal"));
+        try (MountedTarget m =
+                MountedTarget.start(dir, FuseMount.Options.defaults().withDirectIo(true), "8M", "4096")) {
+            List<String> cmd = new ArrayList<>(List.of(
+                    "fio",
+                    "--rw=write:3000",
+                    "--bs=1000",
+                    "--size=4000000",
+                    "--ioengine=psync",
+                    "--filename=" + m.file(1),
+                    "--fallocate=none",
+                    "--minimal"));
             for (int k = 0; k < 4; k++) {
-                cmd.addAll(List.of("--name=w" + k, "--offset=" + (k * 1000), "--buffer_pattern=0x" + (k + 1) + "" + (k + 1)));
+                cmd.addAll(List.of(
+                        "--name=w" + k, "--offset=" + (k * 1000), "--buffer_pattern=0x" + (k + 1) + "" + (k + 1)));
             }
             Shell.ok(cmd.toArray(new String[0]));
             byte[] back = Files.readAllBytes(m.file(1));
             for (int p = 0; p < 4_000_000; p++) {
                 byte want = (byte) (0x11 * ((p % 4000) / 1000 + 1));
                 if (back[p] != want) {
-                    throw new AssertionError("byte " + p + ": " + back[p] + ", written by job " + ((p % 4000) / 1000) + " as " + want);
+                    throw new AssertionError(
+                            "byte " + p + ": " + back[p] + ", written by job " + ((p % 4000) / 1000) + " as " + want);
                 }
             }
         }
@@ -226,7 +311,9 @@ class FuseMountTest {
         FuseMount.Options o = FuseMount.Options.defaults();
         o = new FuseMount.Options(false, false, false, true, o.readaheadKib(), o.server());
         try (MountedTarget m = MountedTarget.start(dir, o, "8M", "4096")) {
-            assertTrue((m.mount.session().grantedFlags() & io.jbof.fuse.kernel.FuseAbi.WRITEBACK_CACHE) != 0, "the kernel granted the cache");
+            assertTrue(
+                    (m.mount.session().grantedFlags() & io.jbof.fuse.kernel.FuseAbi.WRITEBACK_CACHE) != 0,
+                    "the kernel granted the cache");
             byte[] model = new byte[8 << 20];
             byte[] data = new byte[1_000_003];
             new SplittableRandom(seed).nextBytes(data);
@@ -234,14 +321,16 @@ class FuseMountTest {
                 ch.write(ByteBuffer.wrap(data), 777);
                 ch.force(false); // fsync: the kernel writes the cached pages back, then jbof sends NVMe Flush
                 System.arraycopy(data, 0, model, 777, data.length);
-                assertArrayEquals(model, Files.readAllBytes(m.backingFile(1)), "on the target after fsync, before close");
+                assertArrayEquals(
+                        model, Files.readAllBytes(m.backingFile(1)), "on the target after fsync, before close");
             }
         }
     }
 
     @Test
     void ext4OnALoopDeviceOverTheMountKeepsFilesAcrossRemounts() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/dev/loop-control")) && Shell.has("losetup") && Shell.has("mkfs.ext4"),
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.exists(Path.of("/dev/loop-control")) && Shell.has("losetup") && Shell.has("mkfs.ext4"),
                 "no loop devices or e2fsprogs on this machine");
         Path fs = Files.createDirectories(dir.resolve("ext4"));
         SplittableRandom rnd = new SplittableRandom(seed);
@@ -252,7 +341,8 @@ class FuseMountTest {
             contents.add(b);
         }
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "96M", "4096")) {
-            String loop = Shell.ok("losetup", "-f", "--show", m.file(1).toString()).trim();
+            String loop =
+                    Shell.ok("losetup", "-f", "--show", m.file(1).toString()).trim();
             try {
                 Shell.ok("mkfs.ext4", "-q", "-F", loop);
                 Shell.ok("mount", loop, fs.toString());
@@ -265,7 +355,8 @@ class FuseMountTest {
         }
         // A new target process over the same backing file, a new FUSE mount, a new loop device.
         try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "96M", "4096")) {
-            String loop = Shell.ok("losetup", "-f", "--show", m.file(1).toString()).trim();
+            String loop =
+                    Shell.ok("losetup", "-f", "--show", m.file(1).toString()).trim();
             try {
                 Shell.ok("mount", loop, fs.toString());
                 for (int i = 0; i < contents.size(); i++) {
@@ -286,9 +377,25 @@ class FuseMountTest {
             byte[] model = new byte[4 << 20];
             new SplittableRandom(seed).nextBytes(model);
             Files.write(m.file(1), model, StandardOpenOption.WRITE);
-            Shell.ok("fallocate", "--punch-hole", "--keep-size", "--offset", "1000", "--length", "70000", m.file(1).toString());
+            Shell.ok(
+                    "fallocate",
+                    "--punch-hole",
+                    "--keep-size",
+                    "--offset",
+                    "1000",
+                    "--length",
+                    "70000",
+                    m.file(1).toString());
             Arrays.fill(model, 1000, 71000, (byte) 0);
-            Shell.ok("fallocate", "--zero-range", "--keep-size", "--offset", "200000", "--length", "300001", m.file(1).toString());
+            Shell.ok(
+                    "fallocate",
+                    "--zero-range",
+                    "--keep-size",
+                    "--offset",
+                    "200000",
+                    "--length",
+                    "300001",
+                    m.file(1).toString());
             Arrays.fill(model, 200000, 500001, (byte) 0);
             Shell.ok("sh", "-c", "echo 3 > /proc/sys/vm/drop_caches");
             assertArrayEquals(model, Files.readAllBytes(m.file(1)), "through the mount");
@@ -313,7 +420,10 @@ class FuseMountTest {
             try (FileChannel ch = FileChannel.open(m.file(1), StandardOpenOption.WRITE)) {
                 IOException e = assertThrows(IOException.class, () -> ch.write(ByteBuffer.allocate(10), 1 << 20));
                 assertTrue(e.getMessage().contains("No space left"), e.getMessage());
-                assertEquals(100, ch.write(ByteBuffer.wrap(new byte[1000]), (1 << 20) - 100), "only the bytes inside the namespace");
+                assertEquals(
+                        100,
+                        ch.write(ByteBuffer.wrap(new byte[1000]), (1 << 20) - 100),
+                        "only the bytes inside the namespace");
             }
         }
     }

@@ -1,15 +1,14 @@
 package io.jbof.fuse;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.jbof.initiator.ConnectOptions;
 import io.jbof.initiator.NvmeController;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A real target on loopback (in this JVM) with its namespaces mounted through FUSE in a temp folder. */
 final class MountedTarget implements AutoCloseable {
@@ -77,8 +76,12 @@ final class MountedTarget implements AutoCloseable {
     }
 
     static ConnectOptions options(TargetServer t) {
-        return ConnectOptions.builder().port(t.boundAddresses().get(0).getPort()).subsystemNqn(NQN)
-                .ioQueues(2).commandTimeoutMillis(10_000).build();
+        return ConnectOptions.builder()
+                .port(t.boundAddresses().get(0).getPort())
+                .subsystemNqn(NQN)
+                .ioQueues(2)
+                .commandTimeoutMillis(10_000)
+                .build();
     }
 
     Path file(int nsid) {

@@ -1,13 +1,12 @@
 package io.jbof.fuse;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
 import io.jbof.initiator.NvmeController;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,12 +16,14 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Byte-addressed I/O over a real namespace on a loopback target, without FUSE in between. */
 class NamespaceFileTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private final long seed = Long.getLong("jbof.test.seed", System.nanoTime());
 
     private TargetServer target(String size, int blockSize) throws Exception {
@@ -38,7 +39,8 @@ class NamespaceFileTest {
     @Test
     void concurrentUnalignedWritesToNeighbouringBytesLoseNothing() throws Exception {
         int size = 4 << 20;
-        try (TargetServer t = target("4M", 4096); NvmeController c = NvmeController.connect(MountedTarget.options(t))) {
+        try (TargetServer t = target("4M", 4096);
+                NvmeController c = NvmeController.connect(MountedTarget.options(t))) {
             NamespaceFile f = new NamespaceFile(c.namespace(1));
             SplittableRandom rnd = new SplittableRandom(seed);
             byte[] data = new byte[size];
@@ -46,7 +48,7 @@ class NamespaceFileTest {
             List<int[]> segments = new ArrayList<>();
             for (int at = 0; at < size; ) {
                 int n = Math.min(size - at, 1 + rnd.nextInt(6000));
-                segments.add(new int[]{at, n});
+                segments.add(new int[] {at, n});
                 at += n;
             }
             Collections.shuffle(segments, new java.util.Random(seed));
@@ -82,7 +84,8 @@ class NamespaceFileTest {
 
     @Test
     void unalignedReadsReturnExactlyTheRequestedBytes() throws Exception {
-        try (TargetServer t = target("1M", 512); NvmeController c = NvmeController.connect(MountedTarget.options(t))) {
+        try (TargetServer t = target("1M", 512);
+                NvmeController c = NvmeController.connect(MountedTarget.options(t))) {
             byte[] data = new byte[1 << 20];
             new SplittableRandom(seed).nextBytes(data);
             Files.write(dir.resolve("ns1.img"), data);

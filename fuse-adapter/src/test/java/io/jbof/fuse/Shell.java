@@ -1,12 +1,12 @@
 package io.jbof.fuse;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Runs the user's tools (dd, fio, mkfs, mount) against the mount, bounded in time. */
 final class Shell {
@@ -29,7 +29,7 @@ final class Shell {
     }
 
     static boolean has(String tool) {
-        for (String dir : new String[]{"/usr/bin", "/usr/sbin", "/bin", "/sbin"}) {
+        for (String dir : new String[] {"/usr/bin", "/usr/sbin", "/bin", "/sbin"}) {
             if (new java.io.File(dir, tool).canExecute()) return true;
         }
         return false;

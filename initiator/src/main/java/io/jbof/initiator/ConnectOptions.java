@@ -1,18 +1,17 @@
 package io.jbof.initiator;
 
-import java.util.Locale;
-import io.jbof.transport.TransportType;
 import io.jbof.nvme.Nqn;
 import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskKey;
-
+import io.jbof.transport.TransportType;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.UUID;
 
 /** Everything needed to connect to a controller; build with {@link #builder()}. */
@@ -54,14 +53,21 @@ public final class ConnectOptions {
      * before 3.8.10 (Debian 13) does; AUTO: the PSK's hash, else SHA-256 if the target refuses it.
      */
     public enum TlsBinder {
-        AUTO, IDENTITY, SHA256;
+        AUTO,
+        IDENTITY,
+        SHA256;
 
         public static TlsBinder parse(String s) {
             switch (s.toLowerCase(Locale.ROOT)) {
-                case "auto": return AUTO;
-                case "identity": case "sha384": return IDENTITY;
-                case "sha256": return SHA256;
-                default: throw new IllegalArgumentException("--tls-binder '" + s + "' is not auto, identity or sha256");
+                case "auto":
+                    return AUTO;
+                case "identity":
+                case "sha384":
+                    return IDENTITY;
+                case "sha256":
+                    return SHA256;
+                default:
+                    throw new IllegalArgumentException("--tls-binder '" + s + "' is not auto, identity or sha256");
             }
         }
     }
@@ -93,7 +99,9 @@ public final class ConnectOptions {
 
     /** The TLS identity and PSK this host offers to this subsystem; null without a TLS key. */
     public TlsPskDerivation.Derived tls() {
-        return tlsKey == null ? null : TlsPskDerivation.derive(tlsKey, hostNqn, subsystemNqn, tlsIdentityVersion, tlsLabels);
+        return tlsKey == null
+                ? null
+                : TlsPskDerivation.derive(tlsKey, hostNqn, subsystemNqn, tlsIdentityVersion, tlsLabels);
     }
 
     /**
@@ -141,9 +149,18 @@ public final class ConnectOptions {
 
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.transport = transport; b.address = address; b.port = port; b.subsystemNqn = subsystemNqn; b.hostNqn = hostNqn;
-        b.hostId = hostId; b.ioQueues = ioQueues; b.queueDepth = queueDepth; b.headerDigest = headerDigest;
-        b.dataDigest = dataDigest; b.keepAliveMillis = keepAliveMillis; b.commandTimeoutMillis = commandTimeoutMillis;
+        b.transport = transport;
+        b.address = address;
+        b.port = port;
+        b.subsystemNqn = subsystemNqn;
+        b.hostNqn = hostNqn;
+        b.hostId = hostId;
+        b.ioQueues = ioQueues;
+        b.queueDepth = queueDepth;
+        b.headerDigest = headerDigest;
+        b.dataDigest = dataDigest;
+        b.keepAliveMillis = keepAliveMillis;
+        b.commandTimeoutMillis = commandTimeoutMillis;
         b.connectTimeoutMillis = connectTimeoutMillis;
         b.ctrlLossTimeoutMillis = ctrlLossTimeoutMillis;
         b.reconnectDelayMillis = reconnectDelayMillis;
@@ -182,43 +199,134 @@ public final class ConnectOptions {
         private TlsBinder tlsBinder = TlsBinder.AUTO;
 
         /** Configured TLS PSK ({@code NVMeTLSkey-1:...}): NVMe/TCP over TLS 1.3; null for plain TCP. */
-        public Builder tlsKey(String k) { this.tlsKey = k == null ? null : TlsPskKey.parse(k); return this; }
-        public Builder tlsIdentityVersion(int v) { this.tlsIdentityVersion = v; return this; }
-        public Builder tlsLabels(TlsPskDerivation.Labels l) { this.tlsLabels = l; return this; }
-        public Builder tlsBinder(TlsBinder b) { this.tlsBinder = b; return this; }
-        public Builder transport(String t) { this.transport = t; return this; }
+        public Builder tlsKey(String k) {
+            this.tlsKey = k == null ? null : TlsPskKey.parse(k);
+            return this;
+        }
+
+        public Builder tlsIdentityVersion(int v) {
+            this.tlsIdentityVersion = v;
+            return this;
+        }
+
+        public Builder tlsLabels(TlsPskDerivation.Labels l) {
+            this.tlsLabels = l;
+            return this;
+        }
+
+        public Builder tlsBinder(TlsBinder b) {
+            this.tlsBinder = b;
+            return this;
+        }
+
+        public Builder transport(String t) {
+            this.transport = t;
+            return this;
+        }
         /** DH-HMAC-CHAP secret of this host ({@code DHHC-1:...}); null for none. */
-        public Builder dhchapSecret(String s) { this.dhchapKey = s == null ? null : DhchapKey.parse(s); return this; }
+        public Builder dhchapSecret(String s) {
+            this.dhchapKey = s == null ? null : DhchapKey.parse(s);
+            return this;
+        }
         /** The controller's secret, for bidirectional authentication; null for none. */
-        public Builder dhchapCtrlSecret(String s) { this.dhchapCtrlKey = s == null ? null : DhchapKey.parse(s); return this; }
-        public Builder address(String a) { this.address = a; return this; }
-        public Builder port(int p) { this.port = p; return this; }
-        public Builder subsystemNqn(String n) { this.subsystemNqn = n; return this; }
-        public Builder hostNqn(String n) { this.hostNqn = n; return this; }
-        public Builder hostId(UUID id) { this.hostId = id; return this; }
-        public Builder ioQueues(int n) { this.ioQueues = n; return this; }
-        public Builder queueDepth(int d) { this.queueDepth = d; return this; }
-        public Builder headerDigest(boolean on) { this.headerDigest = on; return this; }
-        public Builder dataDigest(boolean on) { this.dataDigest = on; return this; }
-        public Builder keepAliveMillis(int ms) { this.keepAliveMillis = ms; return this; }
-        public Builder commandTimeoutMillis(int ms) { this.commandTimeoutMillis = ms; return this; }
-        public Builder connectTimeoutMillis(int ms) { this.connectTimeoutMillis = ms; return this; }
-        public Builder ctrlLossTimeoutMillis(int ms) { this.ctrlLossTimeoutMillis = ms; return this; }
-        public Builder reconnectDelayMillis(int ms) { this.reconnectDelayMillis = ms; return this; }
-        public Builder fastIoFailMillis(int ms) { this.fastIoFailMillis = ms; return this; }
+        public Builder dhchapCtrlSecret(String s) {
+            this.dhchapCtrlKey = s == null ? null : DhchapKey.parse(s);
+            return this;
+        }
+
+        public Builder address(String a) {
+            this.address = a;
+            return this;
+        }
+
+        public Builder port(int p) {
+            this.port = p;
+            return this;
+        }
+
+        public Builder subsystemNqn(String n) {
+            this.subsystemNqn = n;
+            return this;
+        }
+
+        public Builder hostNqn(String n) {
+            this.hostNqn = n;
+            return this;
+        }
+
+        public Builder hostId(UUID id) {
+            this.hostId = id;
+            return this;
+        }
+
+        public Builder ioQueues(int n) {
+            this.ioQueues = n;
+            return this;
+        }
+
+        public Builder queueDepth(int d) {
+            this.queueDepth = d;
+            return this;
+        }
+
+        public Builder headerDigest(boolean on) {
+            this.headerDigest = on;
+            return this;
+        }
+
+        public Builder dataDigest(boolean on) {
+            this.dataDigest = on;
+            return this;
+        }
+
+        public Builder keepAliveMillis(int ms) {
+            this.keepAliveMillis = ms;
+            return this;
+        }
+
+        public Builder commandTimeoutMillis(int ms) {
+            this.commandTimeoutMillis = ms;
+            return this;
+        }
+
+        public Builder connectTimeoutMillis(int ms) {
+            this.connectTimeoutMillis = ms;
+            return this;
+        }
+
+        public Builder ctrlLossTimeoutMillis(int ms) {
+            this.ctrlLossTimeoutMillis = ms;
+            return this;
+        }
+
+        public Builder reconnectDelayMillis(int ms) {
+            this.reconnectDelayMillis = ms;
+            return this;
+        }
+
+        public Builder fastIoFailMillis(int ms) {
+            this.fastIoFailMillis = ms;
+            return this;
+        }
 
         public ConnectOptions build() {
             if (subsystemNqn == null) throw new IllegalArgumentException("no subsystem NQN given (-n NQN)");
             String p = Nqn.problem(subsystemNqn);
             if (p != null) throw new IllegalArgumentException("subsystem NQN: " + p);
-            if (hostNqn != null && (p = Nqn.problem(hostNqn)) != null) throw new IllegalArgumentException("host NQN: " + p);
+            if (hostNqn != null && (p = Nqn.problem(hostNqn)) != null)
+                throw new IllegalArgumentException("host NQN: " + p);
             if (ioQueues < 0 || ioQueues > 65535) throw new IllegalArgumentException("I/O queues must be 0..65535");
-            if (queueDepth < 2 || queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536");
+            if (queueDepth < 2 || queueDepth > 65536)
+                throw new IllegalArgumentException("queue depth must be 2..65536");
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535");
-            if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1) throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
-            if (dhchapCtrlKey != null && dhchapKey == null) throw new IllegalArgumentException("--dhchap-ctrl-secret needs --dhchap-secret too");
-            if (!TransportType.parse(transport).supportsTls() && tlsKey != null) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls-key or use -t tcp");
-            if (tlsIdentityVersion != 0 && tlsIdentityVersion != 1) throw new IllegalArgumentException("--tls-identity must be 0 or 1");
+            if (ctrlLossTimeoutMillis < 0 || reconnectDelayMillis < 1)
+                throw new IllegalArgumentException("ctrl-loss-tmo must be >= 0 and reconnect-delay > 0");
+            if (dhchapCtrlKey != null && dhchapKey == null)
+                throw new IllegalArgumentException("--dhchap-ctrl-secret needs --dhchap-secret too");
+            if (!TransportType.parse(transport).supportsTls() && tlsKey != null)
+                throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls-key or use -t tcp");
+            if (tlsIdentityVersion != 0 && tlsIdentityVersion != 1)
+                throw new IllegalArgumentException("--tls-identity must be 0 or 1");
             return new ConnectOptions(this);
         }
     }

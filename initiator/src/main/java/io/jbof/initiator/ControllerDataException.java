@@ -11,13 +11,18 @@ public final class ControllerDataException extends IOException {
     private final long value;
 
     public ControllerDataException(String field, long value, String why) {
-        super("the controller reports " + field + " = " + value + ", " + why + "; this target is misconfigured or not an NVMe controller");
+        super("the controller reports " + field + " = " + value + ", " + why
+                + "; this target is misconfigured or not an NVMe controller");
         this.field = field;
         this.value = value;
     }
 
     /** The field, as the specification names it (MDTS, IOCCSZ, LBADS, NSZE, CAP.MQES, MAXCMD). */
-    public String field() { return field; }
+    public String field() {
+        return field;
+    }
 
-    public long value() { return value; }
+    public long value() {
+        return value;
+    }
 }

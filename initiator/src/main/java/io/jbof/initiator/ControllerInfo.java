@@ -5,22 +5,42 @@ import io.jbof.nvme.IdentifyController;
 import io.netty.buffer.ByteBuf;
 
 /** The Identify Controller fields a host needs, decoded once at connect. */
-public record ControllerInfo(int vid, String serial, String model, String firmware, int mdts, int cntlid, int version,
-                             int controllerType, int maxCommands, int namespaces, int oncs, int vwc, int sgls,
-                             String subsystemNqn, int ioccsz, int iorcsz, int kas, int sqes, int cqes) {
+public record ControllerInfo(
+        int vid,
+        String serial,
+        String model,
+        String firmware,
+        int mdts,
+        int cntlid,
+        int version,
+        int controllerType,
+        int maxCommands,
+        int namespaces,
+        int oncs,
+        int vwc,
+        int sgls,
+        String subsystemNqn,
+        int ioccsz,
+        int iorcsz,
+        int kas,
+        int sqes,
+        int cqes) {
     /** MDTS of 2^20 pages is 4 GiB; anything above is no size a transfer can have. */
     static final int MDTS_MAX = 20;
     /** IOCCSZ in 16-byte units: at least the 64-byte command, at most 1 MiB of capsule. */
     static final int IOCCSZ_MIN = 4;
+
     static final int IOCCSZ_MAX = 1 << 16;
 
     public static ControllerInfo parse(ByteBuf b) throws ControllerDataException {
         ControllerInfo i = decode(b);
-        if (i.mdts > MDTS_MAX) throw new ControllerDataException("MDTS", i.mdts, "more than 2^" + MDTS_MAX + " pages (4 GiB)");
+        if (i.mdts > MDTS_MAX)
+            throw new ControllerDataException("MDTS", i.mdts, "more than 2^" + MDTS_MAX + " pages (4 GiB)");
         boolean discovery = i.controllerType == IdentifyController.CNTRLTYPE_DISCOVERY;
         // Discovery controllers have no I/O queues; a zero IOCCSZ there means nothing.
         if (!discovery && (i.ioccsz < IOCCSZ_MIN || i.ioccsz > IOCCSZ_MAX)) {
-            throw new ControllerDataException("IOCCSZ", i.ioccsz & 0xFFFFFFFFL, "outside " + IOCCSZ_MIN + ".." + IOCCSZ_MAX + " (16-byte units)");
+            throw new ControllerDataException(
+                    "IOCCSZ", i.ioccsz & 0xFFFFFFFFL, "outside " + IOCCSZ_MIN + ".." + IOCCSZ_MAX + " (16-byte units)");
         }
         return i;
     }

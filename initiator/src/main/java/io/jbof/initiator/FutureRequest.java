@@ -4,7 +4,6 @@ import io.jbof.initiator.queue.Request;
 import io.jbof.nvme.NvmeException;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,7 +20,10 @@ final class FutureRequest extends Request implements Request.Callback {
     @Override
     public void onComplete(Request request, int status, long result, Throwable error) {
         if (error != null) {
-            future.completeExceptionally(error instanceof IOException ? error : new IOException(what + " failed: " + error.getMessage(), error));
+            future.completeExceptionally(
+                    error instanceof IOException
+                            ? error
+                            : new IOException(what + " failed: " + error.getMessage(), error));
         } else if (!Status.isSuccess(status)) {
             future.completeExceptionally(new NvmeException(what, status));
         } else {

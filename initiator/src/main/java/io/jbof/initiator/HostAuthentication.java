@@ -9,13 +9,12 @@ import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.auth.FfdheGroup;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The host's side of DH-HMAC-CHAP on one queue, run right after its Connect when the controller asks
@@ -27,8 +26,11 @@ final class HostAuthentication {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int RECEIVE_SIZE = 4096;
     /** Every hash and group jbof knows is offered. */
-    private static final int[] HASHES = Arrays.stream(DhchapHash.values()).mapToInt(h -> h.id).toArray();
-    private static final int[] GROUPS = Arrays.stream(FfdheGroup.values()).mapToInt(g -> g.id).toArray();
+    private static final int[] HASHES =
+            Arrays.stream(DhchapHash.values()).mapToInt(h -> h.id).toArray();
+
+    private static final int[] GROUPS =
+            Arrays.stream(FfdheGroup.values()).mapToInt(g -> g.id).toArray();
 
     private final QueuePair queue;
     private final int qid;
@@ -50,7 +52,8 @@ final class HostAuthentication {
 
     void run() throws IOException {
         if (hostKey == null) {
-            throw new IOException(where + " requires DH-HMAC-CHAP authentication: give this host's secret with --dhchap-secret DHHC-1:...");
+            throw new IOException(where
+                    + " requires DH-HMAC-CHAP authentication: give this host's secret with --dhchap-secret DHHC-1:...");
         }
         int tid = qid & 0xFFFF;
         send(AuthMessages.negotiate(tid, HASHES, GROUPS));
@@ -58,14 +61,20 @@ final class HostAuthentication {
         byte[] ch = receive(afterNegotiation);
         refused(ch, afterNegotiation);
         ByteBuffer b = AuthMessages.le(ch);
-        if (AuthMessages.type(ch) != AuthMessages.TYPE_DHCHAP || AuthMessages.id(ch) != AuthMessages.CHALLENGE || ch.length < AuthMessages.HEADER) {
+        if (AuthMessages.type(ch) != AuthMessages.TYPE_DHCHAP
+                || AuthMessages.id(ch) != AuthMessages.CHALLENGE
+                || ch.length < AuthMessages.HEADER) {
             throw protocol("a challenge");
         }
         int hl = b.get(6) & 0xFF, dhvlen = b.getShort(10) & 0xFFFF, seqnum = b.getInt(12);
         DhchapHash hash = DhchapHash.of(b.get(8) & 0xFF);
         FfdheGroup group = FfdheGroup.of(b.get(9) & 0xFF);
-        if (hash == null || group == null || hl != hash.length || dhvlen != group.valueLength()
-                || ch.length < AuthMessages.HEADER + hl + dhvlen || AuthMessages.tid(ch) != tid) {
+        if (hash == null
+                || group == null
+                || hl != hash.length
+                || dhvlen != group.valueLength()
+                || ch.length < AuthMessages.HEADER + hl + dhvlen
+                || AuthMessages.tid(ch) != tid) {
             throw protocol("a well-formed challenge");
         }
         byte[] c1 = Arrays.copyOfRange(ch, AuthMessages.HEADER, AuthMessages.HEADER + hl);
@@ -73,31 +82,39 @@ final class HostAuthentication {
         if (group != FfdheGroup.NULL) {
             FfdheGroup.KeyPair kp = group.keyPair(RANDOM);
             try {
-                secret = group.sharedSecret(kp.privateKey(), Arrays.copyOfRange(ch, AuthMessages.HEADER + hl, AuthMessages.HEADER + hl + dhvlen));
+                secret = group.sharedSecret(
+                        kp.privateKey(),
+                        Arrays.copyOfRange(ch, AuthMessages.HEADER + hl, AuthMessages.HEADER + hl + dhvlen));
             } catch (IllegalArgumentException e) {
                 throw new IOException(where + ": " + e.getMessage());
             }
             dhv = kp.publicValue();
             c1 = Dhchap.augment(hash, secret, c1);
         }
-        byte[] response = Dhchap.response(hash, hostKey.transform(hostNqn), c1, seqnum, tid, Dhchap.HOST_ROLE, hostNqn, subNqn);
+        byte[] response =
+                Dhchap.response(hash, hostKey.transform(hostNqn), c1, seqnum, tid, Dhchap.HOST_ROLE, hostNqn, subNqn);
         byte[] c2 = null;
         int s2 = 0;
         if (ctrlKey != null) {
             c2 = new byte[hl];
             RANDOM.nextBytes(c2);
-            do { s2 = RANDOM.nextInt(); } while (s2 == 0);
+            do {
+                s2 = RANDOM.nextInt();
+            } while (s2 == 0);
         }
         send(AuthMessages.reply(tid, hl, response, c2, s2, dhv));
         String afterResponse = "our response (is --dhchap-secret the one the target has for " + hostNqn + "?)";
         byte[] s1 = receive(afterResponse);
         refused(s1, afterResponse);
-        if (AuthMessages.type(s1) != AuthMessages.TYPE_DHCHAP || AuthMessages.id(s1) != AuthMessages.SUCCESS1 || AuthMessages.tid(s1) != tid) {
+        if (AuthMessages.type(s1) != AuthMessages.TYPE_DHCHAP
+                || AuthMessages.id(s1) != AuthMessages.SUCCESS1
+                || AuthMessages.tid(s1) != tid) {
             throw protocol("success1");
         }
         if (ctrlKey != null) {
             byte[] c2x = secret != null ? Dhchap.augment(hash, secret, c2) : c2;
-            byte[] expected = Dhchap.response(hash, ctrlKey.transform(subNqn), c2x, s2, tid, Dhchap.CONTROLLER_ROLE, subNqn, hostNqn);
+            byte[] expected = Dhchap.response(
+                    hash, ctrlKey.transform(subNqn), c2x, s2, tid, Dhchap.CONTROLLER_ROLE, subNqn, hostNqn);
             boolean rvalid = s1.length >= AuthMessages.HEADER + hl && (s1[8] & 0xFF) == 1;
             if (!rvalid || !Dhchap.matches(expected, s1, AuthMessages.HEADER, hl)) {
                 sendFailure2(tid);
@@ -106,7 +123,12 @@ final class HostAuthentication {
             }
             send(AuthMessages.success2(tid));
         }
-        log.debug("{}: authenticated with DH-HMAC-CHAP ({}, {}){}", where, hash, group, ctrlKey != null ? ", controller authenticated too" : "");
+        log.debug(
+                "{}: authenticated with DH-HMAC-CHAP ({}, {}){}",
+                where,
+                hash,
+                group,
+                ctrlKey != null ? ", controller authenticated too" : "");
     }
 
     /**
@@ -155,13 +177,16 @@ final class HostAuthentication {
         try {
             return receive();
         } catch (IOException e) {
-            throw new IOException(where + ": DH-HMAC-CHAP failed after " + after + ": no answer from the controller ("
-                    + e.getMessage() + "; Linux nvmet closes the connection when it refuses)", e);
+            throw new IOException(
+                    where + ": DH-HMAC-CHAP failed after " + after + ": no answer from the controller ("
+                            + e.getMessage() + "; Linux nvmet closes the connection when it refuses)",
+                    e);
         }
     }
 
     private byte[] receive() throws IOException {
-        FutureRequest r = FutureRequest.fabrics("Authentication Receive (queue " + qid + ")", Opcodes.FCTYPE_AUTH_RECEIVE);
+        FutureRequest r =
+                FutureRequest.fabrics("Authentication Receive (queue " + qid + ")", Opcodes.FCTYPE_AUTH_RECEIVE);
         r.cdw[10] = cdw10();
         r.cdw[11] = RECEIVE_SIZE;
         ByteBuf buf = Unpooled.buffer(RECEIVE_SIZE, RECEIVE_SIZE);

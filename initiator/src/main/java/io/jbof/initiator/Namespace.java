@@ -5,7 +5,6 @@ import io.jbof.initiator.queue.Request;
 import io.jbof.nvme.Opcodes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,14 +27,37 @@ public final class Namespace {
         this.maxBlocksPerCommand = (int) Math.min(65536, max >> blockShift);
     }
 
-    public int nsid() { return info.nsid(); }
-    public NamespaceInfo info() { return info; }
-    public int blockSize() { return info.blockSize(); }
-    public long blocks() { return info.sizeBlocks(); }
-    public long sizeBytes() { return info.sizeBytes(); }
-    public boolean readOnly() { return info.writeProtected(); }
-    public int maxBlocksPerCommand() { return maxBlocksPerCommand; }
-    public NvmeController controller() { return controller; }
+    public int nsid() {
+        return info.nsid();
+    }
+
+    public NamespaceInfo info() {
+        return info;
+    }
+
+    public int blockSize() {
+        return info.blockSize();
+    }
+
+    public long blocks() {
+        return info.sizeBlocks();
+    }
+
+    public long sizeBytes() {
+        return info.sizeBytes();
+    }
+
+    public boolean readOnly() {
+        return info.writeProtected();
+    }
+
+    public int maxBlocksPerCommand() {
+        return maxBlocksPerCommand;
+    }
+
+    public NvmeController controller() {
+        return controller;
+    }
 
     /**
      * Fills a reusable Request for one Read or Write of {@code blocks} blocks (at most
@@ -56,11 +78,12 @@ public final class Namespace {
 
     private void checkRange(long lba, long blocks, int bufferBytes) {
         if (lba < 0 || blocks <= 0 || lba + blocks > info.sizeBlocks()) {
-            throw new IllegalArgumentException("blocks [" + lba + ", " + (lba + blocks) + ") are outside namespace " + nsid()
-                    + " of " + info.sizeBlocks() + " blocks");
+            throw new IllegalArgumentException("blocks [" + lba + ", " + (lba + blocks) + ") are outside namespace "
+                    + nsid() + " of " + info.sizeBlocks() + " blocks");
         }
         if (bufferBytes >= 0 && bufferBytes < (blocks << blockShift)) {
-            throw new IllegalArgumentException("buffer holds " + bufferBytes + " bytes; " + blocks + " blocks need " + (blocks << blockShift));
+            throw new IllegalArgumentException(
+                    "buffer holds " + bufferBytes + " bytes; " + blocks + " blocks need " + (blocks << blockShift));
         }
     }
 
@@ -73,7 +96,8 @@ public final class Namespace {
     public CompletableFuture<Void> read(QueuePair queue, long lba, int blocks, ByteBuf dst) {
         checkRange(lba, blocks, dst.writableBytes());
         int base = dst.writerIndex();
-        return transfer(queue, false, lba, blocks, dst, base, false).thenRun(() -> dst.writerIndex(base + (blocks << blockShift)));
+        return transfer(queue, false, lba, blocks, dst, base, false)
+                .thenRun(() -> dst.writerIndex(base + (blocks << blockShift)));
     }
 
     /** Writes {@code blocks} blocks from the readable bytes of {@code src} (not consumed). */
@@ -87,10 +111,13 @@ public final class Namespace {
         return transfer(queue, true, lba, blocks, src, src.readerIndex(), fua);
     }
 
-    private CompletableFuture<Void> transfer(QueuePair q, boolean write, long lba, int blocks, ByteBuf buf, int base, boolean fua) {
+    private CompletableFuture<Void> transfer(
+            QueuePair q, boolean write, long lba, int blocks, ByteBuf buf, int base, boolean fua) {
         QueuePair queue = q != null ? q : controller.queueForThisThread();
-        if (blocks <= maxBlocksPerCommand) return one(queue, write, lba, blocks, buf.slice(base, blocks << blockShift), fua);
-        CompletableFuture<?>[] parts = new CompletableFuture<?>[(blocks + maxBlocksPerCommand - 1) / maxBlocksPerCommand];
+        if (blocks <= maxBlocksPerCommand)
+            return one(queue, write, lba, blocks, buf.slice(base, blocks << blockShift), fua);
+        CompletableFuture<?>[] parts =
+                new CompletableFuture<?>[(blocks + maxBlocksPerCommand - 1) / maxBlocksPerCommand];
         int done = 0;
         for (int i = 0; i < parts.length; i++) {
             int n = Math.min(maxBlocksPerCommand, blocks - done);
@@ -100,7 +127,8 @@ public final class Namespace {
         return CompletableFuture.allOf(parts);
     }
 
-    private CompletableFuture<Void> one(QueuePair queue, boolean write, long lba, int blocks, ByteBuf slice, boolean fua) {
+    private CompletableFuture<Void> one(
+            QueuePair queue, boolean write, long lba, int blocks, ByteBuf slice, boolean fua) {
         FutureRequest r = new FutureRequest(write ? "Write" : "Read");
         prepare(r, write, lba, blocks, write ? slice : slice.readerIndex(0), fua);
         r.callback = r;
@@ -133,7 +161,7 @@ public final class Namespace {
         range.writeIntLE((int) blocks);
         range.writeLongLE(lba);
         FutureRequest r = FutureRequest.io("Dataset Management", Opcodes.IO_DATASET_MANAGEMENT, info.nsid());
-        r.cdw[10] = 0;      // one range
+        r.cdw[10] = 0; // one range
         r.cdw[11] = 1 << 2; // AD: deallocate
         r.data = range;
         r.dataLength = 16;

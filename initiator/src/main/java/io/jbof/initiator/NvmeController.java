@@ -1,31 +1,28 @@
 package io.jbof.initiator;
 
-import io.jbof.nvme.IdentifyController;
-import io.jbof.nvme.auth.AuthMessages;
-import io.jbof.nvme.tls.TlsPskDerivation;
-import io.jbof.transport.HostCommand;
-import io.jbof.transport.tcp.tls.TlsHandshakeException;
-import io.jbof.transport.TransportType;
 import io.jbof.initiator.queue.QueuePair;
+import io.jbof.initiator.transport.rdma.RdmaHostTransport;
+import io.jbof.initiator.transport.tcp.TcpHostTransport;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.DiscoveryLog;
-import io.jbof.nvme.NvmeException;
+import io.jbof.nvme.IdentifyController;
 import io.jbof.nvme.Nqn;
+import io.jbof.nvme.NvmeException;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
+import io.jbof.nvme.auth.AuthMessages;
+import io.jbof.nvme.tls.TlsPskDerivation;
+import io.jbof.transport.HostCommand;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
-import io.jbof.initiator.transport.rdma.RdmaHostTransport;
-import io.jbof.initiator.transport.tcp.TcpHostTransport;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.tcp.tls.TlsHandshakeException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,6 +33,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A connected NVMe-oF controller: the admin queue, the I/O queues, the controller's Identify data and
@@ -55,6 +54,7 @@ public final class NvmeController implements AutoCloseable {
     private volatile boolean tlsSha256Binder;
     /** Replaced by a new queue on every reconnect (its commands are not resent; I/O queues keep theirs). */
     private volatile QueuePair admin;
+
     private final List<QueuePair> ioQueues = new ArrayList<>();
     private final List<Namespace> namespaces = new ArrayList<>();
     private int cntlid;
@@ -79,7 +79,8 @@ public final class NvmeController implements AutoCloseable {
 
     /** Connects the admin queue, enables the controller, identifies it, connects I/O queues, lists namespaces. */
     public static NvmeController connect(ConnectOptions options) throws IOException {
-        int threads = Math.max(1, Math.min(options.ioQueues + 1, Runtime.getRuntime().availableProcessors()));
+        int threads =
+                Math.max(1, Math.min(options.ioQueues + 1, Runtime.getRuntime().availableProcessors()));
         HostTransport t = switch (TransportType.parse(options.transport)) {
             case RDMA -> new RdmaHostTransport(threads);
             case TCP -> new TcpHostTransport(threads);
@@ -92,7 +93,8 @@ public final class NvmeController implements AutoCloseable {
         }
     }
 
-    public static NvmeController connect(ConnectOptions options, HostTransport transport, boolean ownsTransport) throws IOException {
+    public static NvmeController connect(ConnectOptions options, HostTransport transport, boolean ownsTransport)
+            throws IOException {
         NvmeController c = new NvmeController(options, transport, ownsTransport);
         try {
             c.start();
@@ -115,14 +117,16 @@ public final class NvmeController implements AutoCloseable {
         probeTlsBinder();
         bringUpAdmin();
         startKeepAlive();
-        if (info.controllerType() == IdentifyController.CNTRLTYPE_DISCOVERY || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
+        if (info.controllerType() == IdentifyController.CNTRLTYPE_DISCOVERY
+                || Nqn.DISCOVERY.equals(options.subsystemNqn)) {
             return;
         }
         int wanted = options.ioQueues;
         int granted = wanted;
         if (wanted > 0) granted = Math.min(wanted, negotiateQueues(wanted));
         int mqes = Properties.capMaxQueueEntries(cap);
-        if (mqes < 2) throw new ControllerDataException("CAP.MQES", mqes - 1, "a queue of fewer than 2 entries (0's based)");
+        if (mqes < 2)
+            throw new ControllerDataException("CAP.MQES", mqes - 1, "a queue of fewer than 2 entries (0's based)");
         if (info.maxCommands() == 1) throw new ControllerDataException("MAXCMD", 1, "one command per queue");
         int depth = Math.min(options.queueDepth, mqes);
         if (info.maxCommands() > 0) depth = Math.min(depth, info.maxCommands());
@@ -135,12 +139,20 @@ public final class NvmeController implements AutoCloseable {
             ioQueues.add(qp);
         }
         loadNamespaces();
-        log.debug("connected to {}: controller {}, {} I/O queues of depth {}, {} namespaces", where(), cntlid, granted, depth, namespaces.size());
+        log.debug(
+                "connected to {}: controller {}, {} I/O queues of depth {}, {} namespaces",
+                where(),
+                cntlid,
+                granted,
+                depth,
+                namespaces.size());
     }
 
     /** Set Features (Number of Queues): how many I/O queues the controller grants. */
     private int negotiateQueues(int wanted) throws IOException {
-        long r = await(setFeatures(Opcodes.FEAT_NUMBER_OF_QUEUES, (wanted - 1) | ((wanted - 1) << 16)), "Set Features (Number of Queues)");
+        long r = await(
+                setFeatures(Opcodes.FEAT_NUMBER_OF_QUEUES, (wanted - 1) | ((wanted - 1) << 16)),
+                "Set Features (Number of Queues)");
         return (int) Math.min(r & 0xFFFF, (r >>> 16) & 0xFFFF) + 1;
     }
 
@@ -150,8 +162,14 @@ public final class NvmeController implements AutoCloseable {
         admin = a;
         open(a);
         if (reconnects()) a.onLoss(this::connectionLost, false);
-        cntlid = connectQueue(a, 0, ADMIN_DEPTH, Connect.CNTLID_DYNAMIC,
-                Nqn.DISCOVERY.equals(options.subsystemNqn) && options.keepAliveMillis == 5000 ? 0 : options.keepAliveMillis);
+        cntlid = connectQueue(
+                a,
+                0,
+                ADMIN_DEPTH,
+                Connect.CNTLID_DYNAMIC,
+                Nqn.DISCOVERY.equals(options.subsystemNqn) && options.keepAliveMillis == 5000
+                        ? 0
+                        : options.keepAliveMillis);
         cap = propertyGet(Properties.CAP, true);
         version = (int) propertyGet(Properties.VS, false);
         int cc = Properties.CC_EN | (6 << 16) | (4 << 20);
@@ -176,11 +194,15 @@ public final class NvmeController implements AutoCloseable {
             ioFastFailed = false;
             lostAt = System.nanoTime();
             if (reconnector == null) {
-                reconnector = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("jbof-reconnect", true));
+                reconnector =
+                        Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("jbof-reconnect", true));
             }
         }
-        log.warn("lost the connection to {}; reconnecting every {} ms for up to {} ms (I/O is held{})", where(),
-                options.reconnectDelayMillis, options.ctrlLossTimeoutMillis,
+        log.warn(
+                "lost the connection to {}; reconnecting every {} ms for up to {} ms (I/O is held{})",
+                where(),
+                options.reconnectDelayMillis,
+                options.ctrlLossTimeoutMillis,
                 options.fastIoFailMillis >= 0 ? ", failing after " + options.fastIoFailMillis + " ms" : "");
         if (keepAlive != null) keepAlive.cancel(false);
         admin.close();
@@ -192,8 +214,14 @@ public final class NvmeController implements AutoCloseable {
         if (closed) return;
         try {
             reconnectOnce();
-            synchronized (this) { reconnecting = false; }
-            log.warn("reconnected to {}: controller {}, {} I/O queues; held I/O resent", where(), cntlid, ioQueues.size());
+            synchronized (this) {
+                reconnecting = false;
+            }
+            log.warn(
+                    "reconnected to {}: controller {}, {} I/O queues; held I/O resent",
+                    where(),
+                    cntlid,
+                    ioQueues.size());
         } catch (IOException | RuntimeException e) {
             long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostAt);
             if (elapsed >= options.ctrlLossTimeoutMillis) {
@@ -206,7 +234,8 @@ public final class NvmeController implements AutoCloseable {
             log.debug("reconnect to {} failed after {} ms: {}", where(), elapsed, e.toString());
             if (!ioFastFailed && options.fastIoFailMillis >= 0 && elapsed >= options.fastIoFailMillis) {
                 ioFastFailed = true;
-                IOException cause = new IOException("no connection to " + where() + " for " + elapsed + " ms (fast-io-fail-tmo); still reconnecting");
+                IOException cause = new IOException("no connection to " + where() + " for " + elapsed
+                        + " ms (fast-io-fail-tmo); still reconnecting");
                 for (QueuePair q : ioQueues) q.failParked(cause);
             }
             reconnector.schedule(this::reconnectAttempt, options.reconnectDelayMillis, TimeUnit.MILLISECONDS);
@@ -218,10 +247,13 @@ public final class NvmeController implements AutoCloseable {
         try {
             bringUpAdmin();
             int n = ioQueues.size();
-            if (n > 0 && negotiateQueues(n) < n) throw new IOException("the target now grants fewer than " + n + " I/O queues");
+            if (n > 0 && negotiateQueues(n) < n)
+                throw new IOException("the target now grants fewer than " + n + " I/O queues");
             HostConnectionOptions o = connectionOptions();
             for (QueuePair q : ioQueues) {
-                HostConnection c = await(transport.connect(o.forQueue(q.qid(), q.depth()), q, q.executor()), "reconnecting queue " + q.qid() + " to " + where());
+                HostConnection c = await(
+                        transport.connect(o.forQueue(q.qid(), q.depth()), q, q.executor()),
+                        "reconnecting queue " + q.qid() + " to " + where());
                 c.inCapsuleDataSize(info.inCapsuleDataBytes());
                 q.reattach(c);
                 connectQueue(q, q.qid(), q.depth(), cntlid, 0);
@@ -236,7 +268,12 @@ public final class NvmeController implements AutoCloseable {
     }
 
     private HostConnectionOptions connectionOptions() {
-        return new HostConnectionOptions(options.address, options.port, options.headerDigest, options.dataDigest, options.connectTimeoutMillis)
+        return new HostConnectionOptions(
+                        options.address,
+                        options.port,
+                        options.headerDigest,
+                        options.dataDigest,
+                        options.connectTimeoutMillis)
                 .withTls(tls, tlsSha256Binder);
     }
 
@@ -248,20 +285,29 @@ public final class NvmeController implements AutoCloseable {
     private void probeTlsBinder() throws IOException {
         if (tls == null || tls.identity().cipher() != 2 || options.tlsBinder != ConnectOptions.TlsBinder.AUTO) return;
         HostConnection.Listener none = new HostConnection.Listener() {
-            @Override public HostCommand lookup(int cid) { return null; }
-            @Override public void onClosed(Throwable cause) { }
+            @Override
+            public HostCommand lookup(int cid) {
+                return null;
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {}
         };
         IOException first;
         try {
-            await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
+            await(transport.connect(connectionOptions(), none), "TLS probe of " + where())
+                    .close();
             return;
         } catch (TlsHandshakeException e) {
             first = e;
         }
         tlsSha256Binder = true;
         try {
-            await(transport.connect(connectionOptions(), none), "TLS probe of " + where()).close();
-            log.info("{}: the target takes the SHA-384 PSK only with a SHA-256 binder (tlshd with gnutls before 3.8.10); using that", where());
+            await(transport.connect(connectionOptions(), none), "TLS probe of " + where())
+                    .close();
+            log.info(
+                    "{}: the target takes the SHA-384 PSK only with a SHA-256 binder (tlshd with gnutls before 3.8.10); using that",
+                    where());
         } catch (IOException e) {
             tlsSha256Binder = false;
             throw first;
@@ -269,15 +315,17 @@ public final class NvmeController implements AutoCloseable {
     }
 
     private HostConnection open(QueuePair qp) throws IOException {
-        HostConnection conn = await(transport.connect(connectionOptions().forQueue(qp.qid(), qp.depth()), qp), "connecting queue " + qp.qid() + " to " + where());
+        HostConnection conn = await(
+                transport.connect(connectionOptions().forQueue(qp.qid(), qp.depth()), qp),
+                "connecting queue " + qp.qid() + " to " + where());
         qp.attach(conn);
         return conn;
     }
 
     private int connectQueue(QueuePair qp, int qid, int depth, int cntlidWanted, int kato) throws IOException {
         FutureRequest r = FutureRequest.fabrics("Connect (queue " + qid + ")", Opcodes.FCTYPE_CONNECT);
-        r.cdw[10] = qid << 16;                   // RECFMT 0, QID
-        r.cdw[11] = (depth - 1) & 0xFFFF;        // SQSIZE (0's based), CATTR 0
+        r.cdw[10] = qid << 16; // RECFMT 0, QID
+        r.cdw[11] = (depth - 1) & 0xFFFF; // SQSIZE (0's based), CATTR 0
         r.cdw[12] = kato;
         r.data = Connect.data(options.hostId, cntlidWanted, options.subsystemNqn, options.hostNqn);
         r.dataLength = Connect.DATA_SIZE;
@@ -330,9 +378,12 @@ public final class NvmeController implements AutoCloseable {
         long pause = 1;
         while (true) {
             int csts = (int) propertyGet(Properties.CSTS, false);
-            if ((csts & Properties.CSTS_CFS) != 0) throw new IOException("controller at " + where() + " reports a fatal status (CSTS.CFS) when enabled");
+            if ((csts & Properties.CSTS_CFS) != 0)
+                throw new IOException("controller at " + where() + " reports a fatal status (CSTS.CFS) when enabled");
             if ((csts & Properties.CSTS_RDY) != 0) return;
-            if (System.nanoTime() > deadline) throw new IOException("controller at " + where() + " did not become ready within " + timeoutMillis + " ms");
+            if (System.nanoTime() > deadline)
+                throw new IOException(
+                        "controller at " + where() + " did not become ready within " + timeoutMillis + " ms");
             sleep(pause);
             pause = Math.min(pause * 2, 100);
         }
@@ -351,14 +402,20 @@ public final class NvmeController implements AutoCloseable {
         int kato = options.keepAliveMillis;
         if (kato <= 0 || Nqn.DISCOVERY.equals(options.subsystemNqn)) return;
         long period = Math.max(kato / 2, 100);
-        keepAlive = admin.executor().scheduleAtFixedRate(() -> {
-            if (closed || !admin.isOpen()) return;
-            FutureRequest r = FutureRequest.io("Keep Alive", Opcodes.ADMIN_KEEP_ALIVE, 0);
-            r.future.whenComplete((v, e) -> {
-                if (e != null && !closed) log.warn("keep-alive to {} failed: {}", where(), e.getMessage());
-            });
-            admin.submit(r);
-        }, period, period, TimeUnit.MILLISECONDS);
+        keepAlive = admin.executor()
+                .scheduleAtFixedRate(
+                        () -> {
+                            if (closed || !admin.isOpen()) return;
+                            FutureRequest r = FutureRequest.io("Keep Alive", Opcodes.ADMIN_KEEP_ALIVE, 0);
+                            r.future.whenComplete((v, e) -> {
+                                if (e != null && !closed)
+                                    log.warn("keep-alive to {} failed: {}", where(), e.getMessage());
+                            });
+                            admin.submit(r);
+                        },
+                        period,
+                        period,
+                        TimeUnit.MILLISECONDS);
     }
 
     private void loadNamespaces() throws IOException {
@@ -429,8 +486,14 @@ public final class NvmeController implements AutoCloseable {
      * (shorter arrays leave the rest zero); {@code data} is sent ({@code toController}) or filled.
      * Completes with the 64-bit result, or exceptionally with an {@link io.jbof.nvme.NvmeException}.
      */
-    public CompletableFuture<Long> passthru(boolean adminQueue, int opcode, int nsid, int[] cdw10to15,
-                                            ByteBuf data, int dataLength, boolean toController) {
+    public CompletableFuture<Long> passthru(
+            boolean adminQueue,
+            int opcode,
+            int nsid,
+            int[] cdw10to15,
+            ByteBuf data,
+            int dataLength,
+            boolean toController) {
         FutureRequest r = FutureRequest.io(String.format("command opcode 0x%02x", opcode), opcode, nsid);
         for (int i = 0; i < cdw10to15.length && i < 6; i++) r.cdw[10 + i] = cdw10to15[i];
         r.data = data;
@@ -455,7 +518,8 @@ public final class NvmeController implements AutoCloseable {
                     getLogPage(Opcodes.LOG_DISCOVERY, 0, 0, len, page);
                     if (page.getLongLE(DiscoveryLog.GENCTR) != gen) continue; // changed while reading
                     List<DiscoveryEntry> out = new ArrayList<>();
-                    for (int i = 0; i < n; i++) out.add(DiscoveryEntry.parse(page, DiscoveryLog.HEADER_SIZE + i * DiscoveryLog.ENTRY_SIZE));
+                    for (int i = 0; i < n; i++)
+                        out.add(DiscoveryEntry.parse(page, DiscoveryLog.HEADER_SIZE + i * DiscoveryLog.ENTRY_SIZE));
                     return out;
                 } finally {
                     page.release();
@@ -485,11 +549,25 @@ public final class NvmeController implements AutoCloseable {
 
     // ---- accessors ----
 
-    public ConnectOptions options() { return options; }
-    public int controllerId() { return cntlid; }
-    public long cap() { return cap; }
-    public int version() { return version; }
-    public ControllerInfo info() { return info; }
+    public ConnectOptions options() {
+        return options;
+    }
+
+    public int controllerId() {
+        return cntlid;
+    }
+
+    public long cap() {
+        return cap;
+    }
+
+    public int version() {
+        return version;
+    }
+
+    public ControllerInfo info() {
+        return info;
+    }
 
     /**
      * A direct data buffer for this controller's I/O; over RDMA it is registered with the device, so
@@ -504,14 +582,26 @@ public final class NvmeController implements AutoCloseable {
         long mdts = info.maxTransferBytes();
         return Math.min(mdts == 0 ? 1 << 20 : Math.min(mdts, 8 << 20), transport.maxTransferBytes());
     }
-    public List<Namespace> namespaces() { return Collections.unmodifiableList(namespaces); }
-    public List<QueuePair> ioQueues() { return Collections.unmodifiableList(ioQueues); }
-    public QueuePair adminQueue() { return admin; }
+
+    public List<Namespace> namespaces() {
+        return Collections.unmodifiableList(namespaces);
+    }
+
+    public List<QueuePair> ioQueues() {
+        return Collections.unmodifiableList(ioQueues);
+    }
+
+    public QueuePair adminQueue() {
+        return admin;
+    }
 
     public Namespace namespace(int nsid) {
         for (Namespace ns : namespaces) if (ns.nsid() == nsid) return ns;
-        throw new IllegalArgumentException("no active namespace " + nsid + " on " + where()
-                + " (active: " + namespaces.stream().map(n -> String.valueOf(n.nsid())).reduce((a, b) -> a + ", " + b).orElse("none") + ")");
+        throw new IllegalArgumentException("no active namespace " + nsid + " on " + where() + " (active: "
+                + namespaces.stream()
+                        .map(n -> String.valueOf(n.nsid()))
+                        .reduce((a, b) -> a + ", " + b)
+                        .orElse("none") + ")");
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.jbof.initiator;
 
 import io.netty.buffer.ByteBuf;
-
 import java.util.zip.CRC32C;
 
 /**

@@ -32,7 +32,11 @@ public class CapsuleBench {
     @Benchmark
     public ByteBuf encodeReadCommand() {
         lba += 8;
-        cmd.clear().opcode(Opcodes.IO_READ).flags(NvmeCommand.FLAGS_SGL).cid((int) lba & 0xFFFF).nsid(1);
+        cmd.clear()
+                .opcode(Opcodes.IO_READ)
+                .flags(NvmeCommand.FLAGS_SGL)
+                .cid((int) lba & 0xFFFF)
+                .nsid(1);
         cmd.cdw(10, (int) lba).cdw(11, (int) (lba >>> 32)).cdw(12, 7);
         Sgl.write(sqe, 0, 0, 32768, Sgl.ID_TCP_TRANSPORT);
         return sqe;
@@ -45,8 +49,8 @@ public class CapsuleBench {
         bh.consume(cmd.nsid());
         bh.consume(((long) cmd.cdw(11) << 32) | (cmd.cdw(10) & 0xFFFFFFFFL));
         bh.consume((cmd.cdw(12) & 0xFFFF) + 1);
-        bh.consume(sqe.getLongLE(NvmeCommand.OFF_DPTR));        // SGL address / offset
-        bh.consume(sqe.getIntLE(NvmeCommand.OFF_DPTR + 8));     // length
+        bh.consume(sqe.getLongLE(NvmeCommand.OFF_DPTR)); // SGL address / offset
+        bh.consume(sqe.getIntLE(NvmeCommand.OFF_DPTR + 8)); // length
         bh.consume(sqe.getUnsignedByte(NvmeCommand.OFF_DPTR + 15)); // identifier: type and subtype
     }
 

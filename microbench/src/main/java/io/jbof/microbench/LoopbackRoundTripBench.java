@@ -9,6 +9,9 @@ import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -16,10 +19,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.SplittableRandom;
 
 /**
  * Initiator submit to completion against a target in the same JVM over loopback NVMe/TCP, one I/O at
@@ -30,6 +29,7 @@ import java.util.SplittableRandom;
 public class LoopbackRoundTripBench {
     @Param({"4096"})
     public int bs;
+
     @Param({"read", "write"})
     public String op;
 
@@ -47,12 +47,18 @@ public class LoopbackRoundTripBench {
 
     @Setup(Level.Trial)
     public void setup() throws Exception {
-        dir = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir")), "jbof-jmh");
+        dir = Files.createTempDirectory(
+                Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir")),
+                "jbof-jmh");
         TargetConfig cfg = TargetConfig.loopback("nqn.2024-01.io.jbof:jmh", "256M", dir.resolve("ns1.img"));
         cfg.ioThreads = 1;
         target = TargetServer.start(cfg);
-        controller = NvmeController.connect(ConnectOptions.builder().port(target.boundAddresses().get(0).getPort())
-                .subsystemNqn("nqn.2024-01.io.jbof:jmh").ioQueues(1).queueDepth(32).build());
+        controller = NvmeController.connect(ConnectOptions.builder()
+                .port(target.boundAddresses().get(0).getPort())
+                .subsystemNqn("nqn.2024-01.io.jbof:jmh")
+                .ioQueues(1)
+                .queueDepth(32)
+                .build());
         ns = controller.namespace(1);
         queue = controller.ioQueues().get(0);
         buf = PooledByteBufAllocator.DEFAULT.directBuffer(bs, bs);
@@ -77,7 +83,8 @@ public class LoopbackRoundTripBench {
     public int oneIo() {
         boolean write = op.equals("write");
         long lba = rnd.nextLong(blocks) * (bs / ns.blockSize());
-        if (write) buf.setIndex(0, bs); else buf.clear();
+        if (write) buf.setIndex(0, bs);
+        else buf.clear();
         Request.Callback cb = request.callback;
         ns.prepare(request, write, lba, bs / ns.blockSize(), buf, false);
         request.callback = cb;

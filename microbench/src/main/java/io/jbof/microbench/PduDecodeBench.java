@@ -1,6 +1,5 @@
 package io.jbof.microbench;
 
-import java.util.zip.CRC32C;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Sgl;
@@ -9,6 +8,7 @@ import io.jbof.transport.tcp.PduDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.zip.CRC32C;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.TearDown;
 public class PduDecodeBench {
     @Param({"0", "4096"})
     public int inCapsule;
+
     @Param({"false", "true"})
     public boolean digests;
 
@@ -40,10 +41,22 @@ public class PduDecodeBench {
         int pdo = inCapsule > 0 ? Pdu.CAPSULE_CMD_HLEN + hd : 0;
         int plen = Pdu.CAPSULE_CMD_HLEN + hd + inCapsule + dd;
         pdu = PooledByteBufAllocator.DEFAULT.directBuffer(plen);
-        Pdu.writeCommonHeader(pdu, Pdu.CAPSULE_CMD, (digests ? Pdu.FLAG_HDGST : 0) | (dd != 0 ? Pdu.FLAG_DDGST : 0), Pdu.CAPSULE_CMD_HLEN, pdo, plen);
+        Pdu.writeCommonHeader(
+                pdu,
+                Pdu.CAPSULE_CMD,
+                (digests ? Pdu.FLAG_HDGST : 0) | (dd != 0 ? Pdu.FLAG_DDGST : 0),
+                Pdu.CAPSULE_CMD_HLEN,
+                pdo,
+                plen);
         int sqe = pdu.writerIndex();
         pdu.writeZero(NvmeCommand.SIZE);
-        new NvmeCommand().wrap(pdu, sqe).opcode(Opcodes.IO_WRITE).flags(NvmeCommand.FLAGS_SGL).cid(1).nsid(1).cdw(12, 0);
+        new NvmeCommand()
+                .wrap(pdu, sqe)
+                .opcode(Opcodes.IO_WRITE)
+                .flags(NvmeCommand.FLAGS_SGL)
+                .cid(1)
+                .nsid(1)
+                .cdw(12, 0);
         Sgl.write(pdu, sqe, 0, Math.max(inCapsule, 4096), inCapsule > 0 ? Sgl.ID_IN_CAPSULE : Sgl.ID_TCP_TRANSPORT);
         CRC32C crc = new CRC32C();
         if (digests) pdu.writeIntLE(Pdu.crc32c(crc, pdu, 0, Pdu.CAPSULE_CMD_HLEN));

@@ -9,6 +9,11 @@ import io.jbof.target.transport.loop.LoopRequest;
 import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -16,12 +21,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.SplittableRandom;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The target's command handling without a transport (over {@link LoopHost}'s in-process queues): a
@@ -33,8 +32,10 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 public class TargetDispatchBench {
     static final String NQN = "nqn.2024-01.io.jbof:dispatch";
+
     @Param({"buffered", "direct"})
     public String mode;
+
     private Path dir;
     private TargetServer target;
     private QueueSession io;
@@ -44,7 +45,9 @@ public class TargetDispatchBench {
 
     @Setup(Level.Trial)
     public void setup() throws Exception {
-        dir = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir")), "jbof-jmh");
+        dir = Files.createTempDirectory(
+                Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir")),
+                "jbof-jmh");
         TargetConfig cfg = TargetConfig.loopback(NQN, "256M", dir.resolve("ns1.img"));
         cfg.subsystems.get(0).namespaces.get(0).direct = mode.equals("direct");
         target = TargetServer.start(cfg);
@@ -80,7 +83,10 @@ public class TargetDispatchBench {
 
     @Benchmark
     public int write4kInCapsule() throws Exception {
-        request.reset(Opcodes.IO_WRITE, 4096).nsid(1).cdw(10, rnd.nextInt(65536)).cdw(12, 0);
+        request.reset(Opcodes.IO_WRITE, 4096)
+                .nsid(1)
+                .cdw(10, rnd.nextInt(65536))
+                .cdw(12, 0);
         request.payload(block);
         io.onCommand(request);
         return settled();

@@ -2,7 +2,6 @@ package io.jbof.target;
 
 import io.jbof.target.config.ListenAddress;
 import io.jbof.target.controller.PortInfo;
-
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;

@@ -1,21 +1,17 @@
 package io.jbof.target;
 
-import io.jbof.nvme.auth.DhchapKey;
-import io.jbof.nvme.tls.TlsPskKey;
-import io.jbof.target.transport.tcp.TcpBackPressure;
-import io.jbof.util.SecretText;
-import java.util.function.Function;
+import io.jbof.nvme.AnaState;
 import io.jbof.nvme.Nqn;
+import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskDerivation;
+import io.jbof.nvme.tls.TlsPskIdentity;
+import io.jbof.nvme.tls.TlsPskKey;
 import io.jbof.target.config.ListenAddress;
-import io.jbof.transport.TransportType;
-import io.netty.channel.unix.Errors;
-import io.netty.util.concurrent.EventExecutor;
-import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.CommandSet;
 import io.jbof.target.controller.Controller;
-import io.jbof.target.controller.InflightBudget;
 import io.jbof.target.controller.ControllerRegistry;
+import io.jbof.target.controller.InflightBudget;
 import io.jbof.target.controller.PortInfo;
 import io.jbof.target.controller.QueueSession;
 import io.jbof.target.controller.TargetContext;
@@ -23,18 +19,18 @@ import io.jbof.target.controller.TargetLimits;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
-import io.jbof.nvme.AnaState;
 import io.jbof.target.transport.rdma.RdmaTargetOptions;
 import io.jbof.target.transport.rdma.RdmaTargetTransport;
-import io.jbof.transport.tcp.Pdu;
+import io.jbof.target.transport.tcp.TcpBackPressure;
 import io.jbof.target.transport.tcp.TcpTargetOptions;
 import io.jbof.target.transport.tcp.TcpTargetTransport;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.tls.TlsMode;
-import io.jbof.nvme.tls.TlsPskDerivation;
-import io.jbof.nvme.tls.TlsPskIdentity;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.jbof.util.SecretText;
+import io.jbof.util.Sizes;
+import io.netty.channel.unix.Errors;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet6Address;
@@ -55,6 +51,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A running jbof target: subsystems with file-backed namespaces, the discovery subsystem, and the
@@ -66,6 +65,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     /** Copy on write: Connects and discovery read it from every event loop; the management API changes it rarely. */
     private volatile Map<String, Subsystem> subsystems = new LinkedHashMap<>();
+
     private final AtomicLong discoveryGeneration = new AtomicLong(1);
     private volatile boolean loopbackOnly;
     private final Subsystem discovery = new Subsystem(Nqn.DISCOVERY, "jbof discovery", true, Set.of());
@@ -77,6 +77,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private CommandSet commands;
     /** Subsystems that let any host in only because the target listened on loopback alone (no listener beyond it may be added). */
     private final Set<String> anyHostByDefault = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final TcpTargetTransport tcp;
     private final TransportType transport;
     private final TlsMode tlsMode;
@@ -91,7 +92,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         this.transport = TransportType.parse(cfg.transport);
         this.tlsMode = tlsMode(cfg, transport);
         this.tlsLabels = TlsPskDerivation.Labels.parse(cfg.tlsHkdf == null ? "legacy" : cfg.tlsHkdf);
-        this.limits = new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
+        this.limits =
+                new TargetLimits(cfg.maxIoQueues, cfg.queueDepth, cfg.inCapsuleData, 1 << 20, cfg.maxControllers, true);
         int[] ids = cfg.cntlidBounds();
         this.controllers = new ControllerRegistry(cfg.maxControllers, ids[0], ids[1]);
         this.loopbackOnly = loopbackOnly(cfg);
@@ -100,12 +102,21 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         int inCapsule = Math.max(cfg.inCapsuleData, Pdu.ADMIN_IN_CAPSULE_DATA);
         if (transport == TransportType.RDMA) {
             this.tcp = null;
-            this.rdma = new RdmaTargetTransport(new RdmaTargetOptions(cfg.inCapsuleData, cfg.queueDepth, cfg.maxIoQueues,
-                    RdmaTargetOptions.DEFAULT_BUFFER_SIZE, RdmaTargetOptions.DEFAULT_BUFFERS), limits.maxTransferBytes(), cfg.ioThreads);
+            this.rdma = new RdmaTargetTransport(
+                    new RdmaTargetOptions(
+                            cfg.inCapsuleData,
+                            cfg.queueDepth,
+                            cfg.maxIoQueues,
+                            RdmaTargetOptions.DEFAULT_BUFFER_SIZE,
+                            RdmaTargetOptions.DEFAULT_BUFFERS),
+                    limits.maxTransferBytes(),
+                    cfg.ioThreads);
         } else {
             this.rdma = null;
-            this.tcp = new TcpTargetTransport(new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests)
-                    .withTls(tlsMode, this::tlsKeyFor), cfg.ioThreads);
+            this.tcp = new TcpTargetTransport(
+                    new TcpTargetOptions(inCapsule, 128 * 1024, cfg.queueDepth, cfg.digests)
+                            .withTls(tlsMode, this::tlsKeyFor),
+                    cfg.ioThreads);
         }
     }
 
@@ -138,31 +149,40 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private static boolean addressInUse(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof BindException) return true;
-            if (t instanceof Errors.NativeIoException && ((Errors.NativeIoException) t).expectedErr() == -EADDRINUSE) return true;
+            if (t instanceof Errors.NativeIoException && ((Errors.NativeIoException) t).expectedErr() == -EADDRINUSE)
+                return true;
         }
         return false;
     }
 
     private static void validate(TargetConfig cfg, boolean managed) {
         TransportType.parse(cfg.transport); // an unknown name fails here, listing the known ones
-        if (cfg.listen.isEmpty()) throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
+        if (cfg.listen.isEmpty())
+            throw new IllegalArgumentException("no listen address given (e.g. --listen 127.0.0.1:4420)");
         cfg.cntlidBounds();
-        if (cfg.subsystems.isEmpty() && !managed) throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
-        if (cfg.queueDepth < 2 || cfg.queueDepth > 65536) throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
+        if (cfg.subsystems.isEmpty() && !managed)
+            throw new IllegalArgumentException("no subsystem configured (give --nqn and --namespace)");
+        if (cfg.queueDepth < 2 || cfg.queueDepth > 65536)
+            throw new IllegalArgumentException("queue depth must be 2..65536, not " + cfg.queueDepth);
         if (cfg.maxControllers < 1 || cfg.maxControllers > 0xFFEF) {
-            throw new IllegalArgumentException("--max-controllers must be 1..65519 (controller IDs), not " + cfg.maxControllers);
+            throw new IllegalArgumentException(
+                    "--max-controllers must be 1..65519 (controller IDs), not " + cfg.maxControllers);
         }
-        if (cfg.ioThreads < 1) throw new IllegalArgumentException("--io-threads must be at least 1, not " + cfg.ioThreads);
-        if (cfg.maxIoQueues < 1 || cfg.maxIoQueues > 65535) throw new IllegalArgumentException("max I/O queues must be 1..65535, not " + cfg.maxIoQueues);
+        if (cfg.ioThreads < 1)
+            throw new IllegalArgumentException("--io-threads must be at least 1, not " + cfg.ioThreads);
+        if (cfg.maxIoQueues < 1 || cfg.maxIoQueues > 65535)
+            throw new IllegalArgumentException("max I/O queues must be 1..65535, not " + cfg.maxIoQueues);
         if (cfg.inCapsuleData < 0 || cfg.inCapsuleData > 1 << 20 || cfg.inCapsuleData % 16 != 0) {
-            throw new IllegalArgumentException("in-capsule data size must be a multiple of 16 up to 1 MiB, not " + cfg.inCapsuleData);
+            throw new IllegalArgumentException(
+                    "in-capsule data size must be a multiple of 16 up to 1 MiB, not " + cfg.inCapsuleData);
         }
         Set<String> nqns = new HashSet<>();
         for (TargetConfig.SubsystemConfig s : cfg.subsystems) {
             validate(s, loopbackOnly(cfg));
             if (!nqns.add(s.nqn)) throw new IllegalArgumentException("subsystem " + s.nqn + " is configured twice");
             if (s.namespaces.isEmpty() && !managed) {
-                throw new IllegalArgumentException("subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
+                throw new IllegalArgumentException(
+                        "subsystem " + s.nqn + " has no namespace (add --namespace PATH:SIZE)");
             }
         }
     }
@@ -175,14 +195,20 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private static void validate(TargetConfig.SubsystemConfig s, boolean loopbackOnly) {
         String problem = Nqn.problem(s.nqn);
         if (problem != null) throw new IllegalArgumentException("subsystem NQN: " + problem);
-        if (Nqn.DISCOVERY.equals(s.nqn)) throw new IllegalArgumentException("the discovery NQN cannot be used for a subsystem");
+        if (Nqn.DISCOVERY.equals(s.nqn))
+            throw new IllegalArgumentException("the discovery NQN cannot be used for a subsystem");
         for (String h : s.hosts) {
             String hp = Nqn.problem(h);
             if (hp != null) throw new IllegalArgumentException("allowed host NQN: " + hp);
         }
-        if (s.allowAnyHost == null && s.hosts.isEmpty() && s.dhchapSecrets.isEmpty() && s.tlsKeys.isEmpty() && !loopbackOnly) {
-            throw new IllegalArgumentException("subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
-                    + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
+        if (s.allowAnyHost == null
+                && s.hosts.isEmpty()
+                && s.dhchapSecrets.isEmpty()
+                && s.tlsKeys.isEmpty()
+                && !loopbackOnly) {
+            throw new IllegalArgumentException(
+                    "subsystem " + s.nqn + " listens beyond loopback but names no allowed hosts:"
+                            + " add --allow-host HOSTNQN (or --allow-any-host to let every host in)");
         }
         for (String h : s.tlsKeys.keySet()) {
             String hp = Nqn.problem(h);
@@ -190,7 +216,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         }
         for (String h : s.dhchapCtrlSecrets.keySet()) {
             if (!s.dhchapSecrets.containsKey(h)) {
-                throw new IllegalArgumentException("--dhchap-ctrl-secret for " + h + " needs a --dhchap-secret for that host too");
+                throw new IllegalArgumentException(
+                        "--dhchap-ctrl-secret for " + h + " needs a --dhchap-secret for that host too");
             }
         }
     }
@@ -201,7 +228,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     /** Opens a subsystem and its namespaces and makes it visible; on failure nothing stays open. */
     private Subsystem openSubsystem(TargetConfig.SubsystemConfig sc) throws IOException {
-        boolean any = sc.allowAnyHost != null ? sc.allowAnyHost : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
+        boolean any = sc.allowAnyHost != null
+                ? sc.allowAnyHost
+                : sc.hosts.isEmpty() && sc.dhchapSecrets.isEmpty() && sc.tlsKeys.isEmpty();
         Set<String> hosts = new HashSet<>(sc.hosts);
         hosts.addAll(sc.dhchapSecrets.keySet());
         hosts.addAll(sc.tlsKeys.keySet());
@@ -213,7 +242,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         }
         for (Map.Entry<String, String> e : sc.dhchapSecrets.entrySet()) {
             String ctrl = sc.dhchapCtrlSecrets.get(e.getKey());
-            s.dhchapKeys(e.getKey(), secret(e.getValue(), "--dhchap-secret for " + e.getKey(), DhchapKey::parse),
+            s.dhchapKeys(
+                    e.getKey(),
+                    secret(e.getValue(), "--dhchap-secret for " + e.getKey(), DhchapKey::parse),
                     ctrl == null ? null : secret(ctrl, "--dhchap-ctrl-secret for " + e.getKey(), DhchapKey::parse));
         }
         try {
@@ -249,7 +280,9 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         for (int id : ids) s.addListener(new Listener(id));
         for (TargetConfig.AnaConfig a : sc.ana) {
             Listener l = s.listener(portIdOf(a.listen, sc.nqn));
-            if (l == null) throw new IllegalArgumentException("subsystem " + sc.nqn + " sets an ANA state on " + a.listen + ", which it does not listen on");
+            if (l == null)
+                throw new IllegalArgumentException(
+                        "subsystem " + sc.nqn + " sets an ANA state on " + a.listen + ", which it does not listen on");
             l.state(a.group, AnaState.parse(a.state));
         }
     }
@@ -258,14 +291,16 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private int portIdOf(String listen, String nqn) {
         for (int i = 0; i < listenSpecs.size(); i++) if (listenSpecs.get(i).equals(listen.trim())) return i + 1;
         PortInfo p = ports.find(listen);
-        if (p == null) throw new IllegalArgumentException("subsystem " + nqn + " names listen address " + listen
-                + ", which the target does not listen on (its addresses: " + String.join(", ", listenSpecs) + ")");
+        if (p == null)
+            throw new IllegalArgumentException("subsystem " + nqn + " names listen address " + listen
+                    + ", which the target does not listen on (its addresses: " + String.join(", ", listenSpecs) + ")");
         return p.portId();
     }
 
     private synchronized void publish(Subsystem s) {
         Map<String, Subsystem> next = new LinkedHashMap<>(subsystems);
-        if (next.putIfAbsent(s.nqn(), s) != null) throw new IllegalStateException("subsystem " + s.nqn() + " already exists");
+        if (next.putIfAbsent(s.nqn(), s) != null)
+            throw new IllegalStateException("subsystem " + s.nqn() + " already exists");
         subsystems = next;
     }
 
@@ -273,23 +308,32 @@ public final class TargetServer implements TargetContext, AutoCloseable {
      * Opens a namespace of {@code s} ({@code nsidIfUnset} when the configuration names none) and adds it. The
      * NSID and UUID it got are written back into {@code nc}, so a saved configuration keeps them.
      */
-    private TargetNamespace openNamespace(Subsystem s, TargetConfig.NamespaceConfig nc, int nsidIfUnset) throws IOException {
+    private TargetNamespace openNamespace(Subsystem s, TargetConfig.NamespaceConfig nc, int nsidIfUnset)
+            throws IOException {
         int nsid = nc.nsid != null ? nc.nsid : nsidIfUnset;
         if (nsid < 1 || nsid > TargetLimits.MAX_NAMESPACES) {
-            throw new IllegalArgumentException("NSID " + nsid + " is invalid: a subsystem's NSIDs are 1.." + TargetLimits.MAX_NAMESPACES);
+            throw new IllegalArgumentException(
+                    "NSID " + nsid + " is invalid: a subsystem's NSIDs are 1.." + TargetLimits.MAX_NAMESPACES);
         }
-        if (s.namespace(nsid) != null) throw new IllegalStateException("NSID " + nsid + " is already used in " + s.nqn());
+        if (s.namespace(nsid) != null)
+            throw new IllegalStateException("NSID " + nsid + " is already used in " + s.nqn());
         long size = nc.size == null ? 0 : Sizes.parse(nc.size);
-        if (nc.path == null || nc.path.isEmpty()) throw new IllegalArgumentException("namespace " + nsid + " of " + s.nqn() + " has no path");
+        if (nc.path == null || nc.path.isEmpty())
+            throw new IllegalArgumentException("namespace " + nsid + " of " + s.nqn() + " has no path");
         UUID uuid = nc.uuid == null ? null : UUID.fromString(nc.uuid);
-        TargetNamespace ns = TargetNamespace.open(nsid, Path.of(nc.path), size,
-                new TargetNamespace.Options(nc.blockSize, nc.readOnly, nc.direct, nc.force), s.nqn(), uuid);
+        TargetNamespace ns = TargetNamespace.open(
+                nsid,
+                Path.of(nc.path),
+                size,
+                new TargetNamespace.Options(nc.blockSize, nc.readOnly, nc.direct, nc.force),
+                s.nqn(),
+                uuid);
         try {
             String earlier = exporterOf(ns.fileKey(), s);
             if (earlier != null) {
                 // Two namespaces over one file would alias each other's blocks behind the hosts' backs.
-                throw new IllegalStateException("namespace file " + nc.path + " is already " + earlier
-                        + "; namespace " + nsid + " of " + s.nqn() + " needs a file of its own");
+                throw new IllegalStateException("namespace file " + nc.path + " is already " + earlier + "; namespace "
+                        + nsid + " of " + s.nqn() + " needs a file of its own");
             }
             if (nc.anaGroup != null) {
                 Listener.checkGroup(nc.anaGroup);
@@ -323,7 +367,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         return null;
     }
 
-    // ---- live changes (the management API): IllegalStateException for what is taken, IllegalArgumentException for what is invalid ----
+    // ---- live changes (the management API): IllegalStateException for what is taken, IllegalArgumentException for
+    // what is invalid ----
 
     /** Adds a subsystem while the target runs; validated as at start. */
     public Subsystem addSubsystem(TargetConfig.SubsystemConfig sc) throws IOException {
@@ -425,7 +470,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         s.allowAnyHost(any);
         discoveryChanged();
         if (!any) {
-            for (Controller c : controllersOf(s, null)) if (!s.allows(c.hostNqn())) c.tearDown("host " + c.hostNqn() + " no longer allowed on " + nqn);
+            for (Controller c : controllersOf(s, null))
+                if (!s.allows(c.hostNqn())) c.tearDown("host " + c.hostNqn() + " no longer allowed on " + nqn);
         }
     }
 
@@ -438,14 +484,16 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         Subsystem s = existing(nqn);
         ListenAddress a = ListenAddress.parse(listen);
         if (!a.isLoopback() && s.allowsAnyHost() && anyHostByDefault.contains(nqn)) {
-            throw new IllegalArgumentException("subsystem " + nqn + " lets any host in only because the target listened on loopback alone:"
+            throw new IllegalArgumentException("subsystem " + nqn
+                    + " lets any host in only because the target listened on loopback alone:"
                     + " allow its hosts (add-host), or allow any host explicitly, before it listens on " + listen);
         }
         PortInfo p;
         synchronized (this) {
             p = ports.find(listen);
             if (p == null) {
-                if (a.port() == 0) throw new IllegalArgumentException("name the port to listen on (" + listen + " has port 0)");
+                if (a.port() == 0)
+                    throw new IllegalArgumentException("name the port to listen on (" + listen + " has port 0)");
                 try {
                     p = bind(ports.nextId(), a.text());
                 } catch (InterruptedException e) {
@@ -455,7 +503,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
                 if (!a.isLoopback()) loopbackOnly = false;
                 log.info("listening on {} (port {})", p.hostPort(), p.portId());
             }
-            if (!s.addListener(new Listener(p.portId()))) throw new IllegalStateException("subsystem " + nqn + " already listens on " + listen);
+            if (!s.addListener(new Listener(p.portId())))
+                throw new IllegalStateException("subsystem " + nqn + " already listens on " + listen);
         }
         discoveryChanged();
         log.info("subsystem {} listens on {}", nqn, p.hostPort());
@@ -560,7 +609,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         List<EventExecutor> loops = new ArrayList<>();
         for (Controller c : cs) {
             for (QueueSession q : c.queues()) {
-                if (q != null && !loops.contains(q.queue().executor())) loops.add(q.queue().executor());
+                if (q != null && !loops.contains(q.queue().executor()))
+                    loops.add(q.queue().executor());
             }
         }
         return loops;
@@ -571,7 +621,7 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         List<Future<?>> marks = new ArrayList<>();
         for (EventExecutor loop : loops) {
             try {
-                marks.add(loop.submit(() -> { }));
+                marks.add(loop.submit(() -> {}));
             } catch (RejectedExecutionException e) {
                 // that loop is shutting down: nothing more runs on it
             }
@@ -600,8 +650,10 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     private static TlsMode tlsMode(TargetConfig cfg, TransportType transport) {
         boolean keys = cfg.subsystems.stream().anyMatch(s -> !s.tlsKeys.isEmpty());
         TlsMode mode = cfg.tls == null ? (keys ? TlsMode.REQUIRED : TlsMode.OFF) : TlsMode.parse(cfg.tls);
-        if (mode != TlsMode.OFF && !keys) throw new IllegalArgumentException("--tls " + cfg.tls + " needs a key: add --tls-key HOSTNQN=KEY");
-        if (mode != TlsMode.OFF && !transport.supportsTls()) throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
+        if (mode != TlsMode.OFF && !keys)
+            throw new IllegalArgumentException("--tls " + cfg.tls + " needs a key: add --tls-key HOSTNQN=KEY");
+        if (mode != TlsMode.OFF && !transport.supportsTls())
+            throw new IllegalArgumentException("TLS secures NVMe/TCP only; drop --tls/--tls-key or use -t tcp");
         return mode;
     }
 
@@ -619,10 +671,12 @@ public final class TargetServer implements TargetContext, AutoCloseable {
             if (s != null) key = s.tlsKey(id.hostNqn());
         }
         if (key == null || key.cipher() != id.cipher()) return null;
-        TlsPskDerivation.Derived d = TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), id.version(), tlsLabels);
+        TlsPskDerivation.Derived d =
+                TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), id.version(), tlsLabels);
         if (id.version() == 1 && !d.identity().equals(id)) {
             // A version 1 digest tells which label encoding the host derived with: accept either.
-            TlsPskDerivation.Derived other = TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), 1, tlsLabels.other());
+            TlsPskDerivation.Derived other =
+                    TlsPskDerivation.derive(key, id.hostNqn(), id.subsysNqn(), 1, tlsLabels.other());
             if (other.identity().equals(id)) return other;
         }
         return d;
@@ -630,7 +684,8 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     private void listen(TargetConfig cfg) throws IOException, InterruptedException {
         commands = new CommandSet(this, inflight);
-        for (int i = 0; i < cfg.listen.size(); i++) bind(i + 1, cfg.listen.get(i).trim());
+        for (int i = 0; i < cfg.listen.size(); i++)
+            bind(i + 1, cfg.listen.get(i).trim());
     }
 
     /** Starts listening on {@code spec} as port {@code portId}. */
@@ -638,17 +693,27 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         InetSocketAddress addr = ListenAddress.parse(spec).resolve();
         InetSocketAddress got;
         try {
-            got = rdma != null ? rdma.listen(addr, queue -> new QueueSession(queue, commands, portId))
+            got = rdma != null
+                    ? rdma.listen(addr, queue -> new QueueSession(queue, commands, portId))
                     : tcp.listen(addr, queue -> new QueueSession(queue, commands, portId));
         } catch (Exception e) {
             if (e instanceof InterruptedException) throw (InterruptedException) e;
             if (addressInUse(e)) {
-                throw new IOException("cannot listen on " + spec + ": the address is in use (another target running? pick another port with --listen)", e);
+                throw new IOException(
+                        "cannot listen on " + spec
+                                + ": the address is in use (another target running? pick another port with --listen)",
+                        e);
             }
             throw new IOException("cannot listen on " + spec + ": " + e.getMessage(), e);
         }
         bound.add(got);
-        PortInfo p = new PortInfo(portId, transport, got.getAddress().getHostAddress(), got.getPort(), got.getAddress() instanceof Inet6Address, tlsMode);
+        PortInfo p = new PortInfo(
+                portId,
+                transport,
+                got.getAddress().getHostAddress(),
+                got.getPort(),
+                got.getAddress() instanceof Inet6Address,
+                tlsMode);
         ports.add(p, spec);
         return p;
     }
@@ -663,9 +728,20 @@ public final class TargetServer implements TargetContext, AutoCloseable {
         return subsystems.get(nqn);
     }
 
-    @Override public Collection<Subsystem> subsystems() { return subsystems.values(); }
-    @Override public ControllerRegistry controllers() { return controllers; }
-    @Override public TargetLimits limits() { return limits; }
+    @Override
+    public Collection<Subsystem> subsystems() {
+        return subsystems.values();
+    }
+
+    @Override
+    public ControllerRegistry controllers() {
+        return controllers;
+    }
+
+    @Override
+    public TargetLimits limits() {
+        return limits;
+    }
 
     /** What NVMe/TCP back-pressure saw: connections paused because their host does not read, peak unsent replies. */
     public TcpBackPressure tcpBackPressure() {
@@ -673,14 +749,28 @@ public final class TargetServer implements TargetContext, AutoCloseable {
     }
 
     /** The target-wide bound on data in flight (and what it saw). */
-    public InflightBudget inflight() { return inflight; }
-    @Override public List<PortInfo> ports() { return ports.all(); }
+    public InflightBudget inflight() {
+        return inflight;
+    }
+
+    @Override
+    public List<PortInfo> ports() {
+        return ports.all();
+    }
 
     /** The listen address a port was configured with (as the saved configuration names it). */
-    public String portSpec(int portId) { return ports.spec(portId); }
+    public String portSpec(int portId) {
+        return ports.spec(portId);
+    }
 
-    public PortInfo port(int portId) { return ports.byId(portId); }
-    @Override public long discoveryGeneration() { return discoveryGeneration.get(); }
+    public PortInfo port(int portId) {
+        return ports.byId(portId);
+    }
+
+    @Override
+    public long discoveryGeneration() {
+        return discoveryGeneration.get();
+    }
 
     /** Stops accepting, drops every controller, flushes and closes the namespaces. */
     @Override

@@ -1,7 +1,7 @@
 package io.jbof.nvme.auth;
 
-import javax.crypto.Mac;
 import java.nio.charset.StandardCharsets;
+import javax.crypto.Mac;
 
 /**
  * The DH-HMAC-CHAP computations (NVMe Base Specification, in-band authentication), byte for byte as
@@ -18,8 +18,15 @@ public final class Dhchap {
      * response (role HostHost, nqnA the host, nqnB the subsystem, key the transformed host key) or the
      * controller's (role Controller, nqnA the subsystem, nqnB the host, key the transformed controller key).
      */
-    public static byte[] response(DhchapHash h, byte[] transformedKey, byte[] challenge, int seqnum, int tid,
-                                  String role, String nqnA, String nqnB) {
+    public static byte[] response(
+            DhchapHash h,
+            byte[] transformedKey,
+            byte[] challenge,
+            int seqnum,
+            int tid,
+            String role,
+            String nqnA,
+            String nqnB) {
         Mac m = h.mac(transformedKey);
         m.update(challenge);
         m.update(new byte[] {(byte) seqnum, (byte) (seqnum >>> 8), (byte) (seqnum >>> 16), (byte) (seqnum >>> 24)});

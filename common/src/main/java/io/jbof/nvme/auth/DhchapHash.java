@@ -1,9 +1,9 @@
 package io.jbof.nvme.auth;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /** The hash functions of DH-HMAC-CHAP, by their NVMe identifiers. */
 public enum DhchapHash {

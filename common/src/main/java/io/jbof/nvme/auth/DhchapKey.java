@@ -1,8 +1,8 @@
 package io.jbof.nvme.auth;
 
 import io.jbof.nvme.KeyInterchange;
-import javax.crypto.Mac;
 import java.nio.charset.StandardCharsets;
+import javax.crypto.Mac;
 
 /**
  * A DH-HMAC-CHAP secret in the representation the Linux tools use (nvme gen-dhchap-key):
@@ -22,10 +22,12 @@ public final class DhchapKey {
 
     /** Parses a secret; the message of the exception says what is wrong with it (never the key). */
     public static DhchapKey parse(String secret) {
-        if (secret == null || !secret.startsWith("DHHC-1:")) throw new IllegalArgumentException("a DH-HMAC-CHAP secret starts with DHHC-1:");
+        if (secret == null || !secret.startsWith("DHHC-1:"))
+            throw new IllegalArgumentException("a DH-HMAC-CHAP secret starts with DHHC-1:");
         String[] parts = secret.split(":");
         if (parts.length != 3 && parts.length != 4 || parts[1].length() != 2) {
-            throw new IllegalArgumentException("a DH-HMAC-CHAP secret reads DHHC-1:HH:BASE64: (nvme gen-dhchap-key makes one)");
+            throw new IllegalArgumentException(
+                    "a DH-HMAC-CHAP secret reads DHHC-1:HH:BASE64: (nvme gen-dhchap-key makes one)");
         }
         int hash;
         try {
@@ -33,7 +35,8 @@ public final class DhchapKey {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash '" + parts[1] + "' is not 00..03");
         }
-        if (hash < 0 || hash > 3) throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash " + hash + " is not 00..03");
+        if (hash < 0 || hash > 3)
+            throw new IllegalArgumentException("DH-HMAC-CHAP secret: key hash " + hash + " is not 00..03");
         byte[] key = KeyInterchange.decode(parts[2], "DH-HMAC-CHAP secret", 32, 48, 64);
         return new DhchapKey(key, hash);
     }

@@ -61,7 +61,11 @@ public enum FfdheGroup {
             term = term.divide(BigInteger.valueOf(k));
         }
         BigInteger mid = sum.shiftRight(64).add(BigInteger.valueOf(x));
-        return BigInteger.ONE.shiftLeft(b).subtract(BigInteger.ONE.shiftLeft(b - 64)).add(mid.shiftLeft(64)).subtract(BigInteger.ONE);
+        return BigInteger.ONE
+                .shiftLeft(b)
+                .subtract(BigInteger.ONE.shiftLeft(b - 64))
+                .add(mid.shiftLeft(64))
+                .subtract(BigInteger.ONE);
     }
 
     /** A key pair: the private exponent and the public value g^x mod p, {@link #valueLength()} bytes. */
@@ -81,7 +85,9 @@ public enum FfdheGroup {
     public byte[] sharedSecret(BigInteger priv, byte[] peerPublic) {
         BigInteger p = prime();
         BigInteger y = new BigInteger(1, peerPublic);
-        if (peerPublic.length != valueLength() || y.compareTo(BigInteger.ONE) <= 0 || y.compareTo(p.subtract(BigInteger.ONE)) >= 0) {
+        if (peerPublic.length != valueLength()
+                || y.compareTo(BigInteger.ONE) <= 0
+                || y.compareTo(p.subtract(BigInteger.ONE)) >= 0) {
             throw new IllegalArgumentException("the peer's DH value is not a valid " + name() + " element");
         }
         return fixed(y.modPow(priv, p), valueLength());

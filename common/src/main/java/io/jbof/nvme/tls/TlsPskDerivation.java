@@ -1,12 +1,11 @@
 package io.jbof.nvme.tls;
 
-import java.util.Locale;
 import io.jbof.nvme.auth.DhchapHash;
-
-import javax.crypto.Mac;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Locale;
+import javax.crypto.Mac;
 
 /**
  * Turns a configured PSK into the TLS PSK of one host/subsystem pair, as the NVMe/TCP transport
@@ -26,22 +25,27 @@ import java.util.Base64;
 public final class TlsPskDerivation {
     private static final byte[] SEED = "NVMe-over-Fabrics".getBytes(StandardCharsets.US_ASCII);
 
-    private TlsPskDerivation() {
-    }
+    private TlsPskDerivation() {}
 
     /** The identity and TLS PSK one host uses with one subsystem. */
-    public record Derived(TlsPskIdentity identity, byte[] psk) {
-    }
+    public record Derived(TlsPskIdentity identity, byte[] psk) {}
 
     /** How HKDF-Expand-Label encodes its info (see the class comment). */
     public enum Labels {
-        LEGACY, RFC8446;
+        LEGACY,
+        RFC8446;
 
         public static Labels parse(String s) {
             switch (s.toLowerCase(Locale.ROOT)) {
-                case "legacy": case "compat": case "libnvme1": return LEGACY;
-                case "rfc8446": case "rfc": return RFC8446;
-                default: throw new IllegalArgumentException("HKDF label encoding '" + s + "' is not legacy or rfc8446");
+                case "legacy":
+                case "compat":
+                case "libnvme1":
+                    return LEGACY;
+                case "rfc8446":
+                case "rfc":
+                    return RFC8446;
+                default:
+                    throw new IllegalArgumentException("HKDF label encoding '" + s + "' is not legacy or rfc8446");
             }
         }
 
@@ -52,13 +56,15 @@ public final class TlsPskDerivation {
 
     public static Derived derive(TlsPskKey key, String hostNqn, String subsysNqn, int version, Labels labels) {
         boolean compat = labels == Labels.LEGACY;
-        if (version != 0 && version != 1) throw new IllegalArgumentException("TLS PSK identity version " + version + " is not 0 or 1");
+        if (version != 0 && version != 1)
+            throw new IllegalArgumentException("TLS PSK identity version " + version + " is not 0 or 1");
         byte[] retained = retained(key, hostNqn, compat);
         int cipher = key.cipher();
         String digest = version == 1 ? digest(cipher, retained, hostNqn, subsysNqn) : null;
         TlsPskIdentity identity = new TlsPskIdentity(version, false, cipher, hostNqn, subsysNqn, digest);
         String context = version == 0 ? identity.toString() : String.format("%02d %s", cipher, digest);
-        byte[] psk = expandLabel(hash(cipher), extract(hash(cipher), retained), "nvme-tls-psk", context, key.length(), compat);
+        byte[] psk = expandLabel(
+                hash(cipher), extract(hash(cipher), retained), "nvme-tls-psk", context, key.length(), compat);
         return new Derived(identity, psk);
     }
 
@@ -90,7 +96,8 @@ public final class TlsPskDerivation {
     static byte[] expandLabel(DhchapHash h, byte[] prk, String label, String context, int length, boolean compat) {
         byte[] l = ("tls13 " + label).getBytes(StandardCharsets.US_ASCII);
         byte[] c = context.getBytes(StandardCharsets.UTF_8);
-        if (!compat && (l.length > 255 || c.length > 255)) throw new IllegalArgumentException("HKDF label or context longer than 255 bytes");
+        if (!compat && (l.length > 255 || c.length > 255))
+            throw new IllegalArgumentException("HKDF label or context longer than 255 bytes");
         ByteArrayOutputStream info = new ByteArrayOutputStream();
         if (compat) {
             info.write(length & 0xFF);

@@ -7,7 +7,8 @@ package io.jbof.nvme.tls;
  *
  * @param digest base64 PSK digest of a version 1 identity; null for version 0
  */
-public record TlsPskIdentity(int version, boolean generated, int cipher, String hostNqn, String subsysNqn, String digest) {
+public record TlsPskIdentity(
+        int version, boolean generated, int cipher, String hostNqn, String subsysNqn, String digest) {
     /** Longest identity accepted: two NQNs of 223 bytes, the prefix and a SHA-384 digest, with room. */
     public static final int MAX_LENGTH = 600;
 

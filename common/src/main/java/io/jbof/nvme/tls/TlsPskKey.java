@@ -23,11 +23,13 @@ public final class TlsPskKey {
     /** Parses a key; the message of the exception says what is wrong with it (never the key). */
     public static TlsPskKey parse(String text) {
         if (text == null || !text.startsWith(PREFIX)) {
-            throw new IllegalArgumentException("a TLS PSK reads NVMeTLSkey-1:HH:BASE64: (nvme gen-tls-key or jbof gen-tls-key makes one)");
+            throw new IllegalArgumentException(
+                    "a TLS PSK reads NVMeTLSkey-1:HH:BASE64: (nvme gen-tls-key or jbof gen-tls-key makes one)");
         }
         String[] parts = text.split(":");
         if (parts.length != 3 || parts[1].length() != 2 || !text.endsWith(":")) {
-            throw new IllegalArgumentException("a TLS PSK reads NVMeTLSkey-1:HH:BASE64: (nvme gen-tls-key or jbof gen-tls-key makes one)");
+            throw new IllegalArgumentException(
+                    "a TLS PSK reads NVMeTLSkey-1:HH:BASE64: (nvme gen-tls-key or jbof gen-tls-key makes one)");
         }
         int hmac;
         try {
@@ -35,11 +37,13 @@ public final class TlsPskKey {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("TLS PSK: hash '" + parts[1] + "' is not 00, 01 or 02");
         }
-        if (hmac < 0 || hmac > 2) throw new IllegalArgumentException("TLS PSK: hash " + parts[1] + " is not 00, 01 or 02");
+        if (hmac < 0 || hmac > 2)
+            throw new IllegalArgumentException("TLS PSK: hash " + parts[1] + " is not 00, 01 or 02");
         byte[] key = KeyInterchange.decode(parts[2], "TLS PSK", 32, 48);
         int len = key.length;
         if (hmac == 1 && len != 32 || hmac == 2 && len != 48) {
-            throw new IllegalArgumentException("TLS PSK: hash " + parts[1] + " needs a " + (hmac == 1 ? 32 : 48) + "-byte key, not " + len);
+            throw new IllegalArgumentException(
+                    "TLS PSK: hash " + parts[1] + " needs a " + (hmac == 1 ? 32 : 48) + "-byte key, not " + len);
         }
         return new TlsPskKey(key, hmac);
     }
@@ -54,7 +58,8 @@ public final class TlsPskKey {
 
     /** A key from its raw bytes (tests, known-answer vectors). */
     public static TlsPskKey of(byte[] key, int hmac) {
-        if (key.length != 32 && key.length != 48) throw new IllegalArgumentException("TLS PSK: a key has 32 or 48 bytes, not " + key.length);
+        if (key.length != 32 && key.length != 48)
+            throw new IllegalArgumentException("TLS PSK: a key has 32 or 48 bytes, not " + key.length);
         return new TlsPskKey(key.clone(), hmac);
     }
 

@@ -3,12 +3,11 @@ package io.jbof.transport.rdma;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An RDMA CM event channel and the thread that reads it: connection setup and teardown events go to
@@ -19,9 +18,20 @@ public final class CmEvents implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CmEvents.class);
 
     // librdmacm's enum rdma_cm_event_type
-    public static final int ADDR_RESOLVED = 0, ADDR_ERROR = 1, ROUTE_RESOLVED = 2, ROUTE_ERROR = 3, CONNECT_REQUEST = 4,
-            CONNECT_RESPONSE = 5, CONNECT_ERROR = 6, UNREACHABLE = 7, REJECTED = 8, ESTABLISHED = 9, DISCONNECTED = 10,
-            DEVICE_REMOVAL = 11, ADDR_CHANGE = 14, TIMEWAIT_EXIT = 15;
+    public static final int ADDR_RESOLVED = 0,
+            ADDR_ERROR = 1,
+            ROUTE_RESOLVED = 2,
+            ROUTE_ERROR = 3,
+            CONNECT_REQUEST = 4,
+            CONNECT_RESPONSE = 5,
+            CONNECT_ERROR = 6,
+            UNREACHABLE = 7,
+            REJECTED = 8,
+            ESTABLISHED = 9,
+            DISCONNECTED = 10,
+            DEVICE_REMOVAL = 11,
+            ADDR_CHANGE = 14,
+            TIMEWAIT_EXIT = 15;
 
     /** Handles the events of one id; called on the CM thread. */
     public interface Handler {
@@ -60,14 +70,19 @@ public final class CmEvents implements AutoCloseable {
             try {
                 ev = channel.getCmEvent(200);
             } catch (IOException | RuntimeException | LinkageError e) {
-                if (!closed) log.error("reading RDMA CM events failed; no more connections can be set up or torn down: {}", e.toString());
+                if (!closed)
+                    log.error(
+                            "reading RDMA CM events failed; no more connections can be set up or torn down: {}",
+                            e.toString());
                 return;
             }
             if (ev == null) continue;
             int type = ev.getEvent();
             RdmaCmId id = ev.getConnIdPriv();
             RdmaCmId listen = ev.getListenIdPriv();
-            Handler h = type == CONNECT_REQUEST && listen != null ? handlers.get(listen) : id == null ? null : handlers.get(id);
+            Handler h = type == CONNECT_REQUEST && listen != null
+                    ? handlers.get(listen)
+                    : id == null ? null : handlers.get(id);
             if (h == null) {
                 log.debug("RDMA CM event {} for an id nobody handles", name(type));
                 continue;
@@ -82,21 +97,36 @@ public final class CmEvents implements AutoCloseable {
 
     public static String name(int event) {
         switch (event) {
-            case ADDR_RESOLVED: return "ADDR_RESOLVED";
-            case ADDR_ERROR: return "ADDR_ERROR";
-            case ROUTE_RESOLVED: return "ROUTE_RESOLVED";
-            case ROUTE_ERROR: return "ROUTE_ERROR";
-            case CONNECT_REQUEST: return "CONNECT_REQUEST";
-            case CONNECT_RESPONSE: return "CONNECT_RESPONSE";
-            case CONNECT_ERROR: return "CONNECT_ERROR";
-            case UNREACHABLE: return "UNREACHABLE";
-            case REJECTED: return "REJECTED";
-            case ESTABLISHED: return "ESTABLISHED";
-            case DISCONNECTED: return "DISCONNECTED";
-            case DEVICE_REMOVAL: return "DEVICE_REMOVAL";
-            case ADDR_CHANGE: return "ADDR_CHANGE";
-            case TIMEWAIT_EXIT: return "TIMEWAIT_EXIT";
-            default: return "event " + event;
+            case ADDR_RESOLVED:
+                return "ADDR_RESOLVED";
+            case ADDR_ERROR:
+                return "ADDR_ERROR";
+            case ROUTE_RESOLVED:
+                return "ROUTE_RESOLVED";
+            case ROUTE_ERROR:
+                return "ROUTE_ERROR";
+            case CONNECT_REQUEST:
+                return "CONNECT_REQUEST";
+            case CONNECT_RESPONSE:
+                return "CONNECT_RESPONSE";
+            case CONNECT_ERROR:
+                return "CONNECT_ERROR";
+            case UNREACHABLE:
+                return "UNREACHABLE";
+            case REJECTED:
+                return "REJECTED";
+            case ESTABLISHED:
+                return "ESTABLISHED";
+            case DISCONNECTED:
+                return "DISCONNECTED";
+            case DEVICE_REMOVAL:
+                return "DEVICE_REMOVAL";
+            case ADDR_CHANGE:
+                return "ADDR_CHANGE";
+            case TIMEWAIT_EXIT:
+                return "TIMEWAIT_EXIT";
+            default:
+                return "event " + event;
         }
     }
 

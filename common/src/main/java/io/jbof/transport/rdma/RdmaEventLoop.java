@@ -1,14 +1,11 @@
 package io.jbof.transport.rdma;
 
-import io.jbof.util.Tunable;
 import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.impl.NatObject;
+import io.jbof.util.Tunable;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One thread that owns a set of RDMA queue pairs from capsule in to response out (SPDK's poller,
@@ -81,7 +80,7 @@ public final class RdmaEventLoop extends SingleThreadEventExecutor {
         }
         int idle = 0;
         try {
-            for (;;) {
+            for (; ; ) {
                 int work = pollAll();
                 boolean ran = runAllTasks();
                 if (confirmShutdown()) break;
@@ -112,7 +111,9 @@ public final class RdmaEventLoop extends SingleThreadEventExecutor {
             if (pollAll() > 0 || hasTasks()) return;
             long delay = delayNanos(System.nanoTime());
             int timeout = (int) Math.min(1000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(delay + 999_999)));
-            long channel = channels.size() == 1 ? ((NatObject) channels.values().iterator().next()).getObjId() : 0;
+            long channel = channels.size() == 1
+                    ? ((NatObject) channels.values().iterator().next()).getObjId()
+                    : 0;
             // More than one device: the wait covers none of their channels, so it is bounded short.
             if (channels.size() > 1) timeout = 1;
             int r = RdmaNative.await(channel, wakeFd, timeout);

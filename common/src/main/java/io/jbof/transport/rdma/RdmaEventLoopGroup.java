@@ -1,10 +1,9 @@
 package io.jbof.transport.rdma;
 
-import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.MultithreadEventExecutorGroup;
-
+import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import java.util.concurrent.Executor;
 
 /** The RDMA event loops of one transport, one thread each; queue pairs are spread over them. */

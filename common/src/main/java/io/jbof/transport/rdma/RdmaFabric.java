@@ -59,6 +59,8 @@ public enum RdmaFabric {
      * rdma_rw does for iWARP; InfiniBand needs only local write.
      */
     public int readSinkAccess() {
-        return this == IWARP ? RegisteredMemory.LOCAL_WRITE | RegisteredMemory.REMOTE_WRITE : RegisteredMemory.LOCAL_WRITE;
+        return this == IWARP
+                ? RegisteredMemory.LOCAL_WRITE | RegisteredMemory.REMOTE_WRITE
+                : RegisteredMemory.LOCAL_WRITE;
     }
 }

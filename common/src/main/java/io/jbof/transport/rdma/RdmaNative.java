@@ -1,10 +1,9 @@
 package io.jbof.transport.rdma;
 
-import io.jbof.util.Tunable;
-
 import com.ibm.disni.util.MemoryUtils;
-import java.nio.ByteBuffer;
+import io.jbof.util.Tunable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * jbof's own native methods, in libjbofrdma.so beside DiSNI's libdisni.so (both built by rdma-native/):
@@ -21,7 +20,8 @@ public final class RdmaNative {
     private static String load() {
         try {
             System.loadLibrary("jbofrdma");
-            if (abiVersion() != 4) return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
+            if (abiVersion() != 4)
+                return "libjbofrdma.so is of another version; rebuild rdma-native (mvn -pl rdma-native compile)";
             System.loadLibrary("disni");
             return null;
         } catch (UnsatisfiedLinkError e) {
@@ -85,14 +85,17 @@ public final class RdmaNative {
     public static void applyAckTimeout(long cmId, RdmaFabric fabric) throws IOException {
         int t = ACK_TIMEOUT;
         if (t == 0 || !fabric.hasAckTimeout()) return;
-        if (t < 1 || t > 31) throw new IllegalArgumentException("-D" + Tunable.RDMA_ACK_TIMEOUT.property() + "=" + t + " is out of range (1..31, or 0)");
+        if (t < 1 || t > 31)
+            throw new IllegalArgumentException(
+                    "-D" + Tunable.RDMA_ACK_TIMEOUT.property() + "=" + t + " is out of range (1..31, or 0)");
         setAckTimeout(cmId, t);
     }
 
     private static final int ACK_TIMEOUT = Tunable.RDMA_ACK_TIMEOUT.intValue();
 
     /** Posts the response capsule by SEND with Invalidate of the host's {@code rkey} (signaled). */
-    public static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey) throws IOException;
+    public static native void postSendInvalidate(long qp, long wrId, long addr, int length, int lkey, int rkey)
+            throws IOException;
 
     static native int eventFd() throws IOException;
 

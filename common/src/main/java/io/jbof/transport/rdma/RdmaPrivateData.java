@@ -39,7 +39,10 @@ public final class RdmaPrivateData {
     /** What the host sends for a queue of {@code entries} commands, as Linux's nvme-rdma does. */
     public static byte[] encodeRequest(int qid, int entries) {
         ByteBuffer b = le(REQUEST_SIZE);
-        b.putShort((short) RECFMT_1_0).putShort((short) qid).putShort((short) entries).putShort((short) (entries - 1));
+        b.putShort((short) RECFMT_1_0)
+                .putShort((short) qid)
+                .putShort((short) entries)
+                .putShort((short) (entries - 1));
         return b.array();
     }
 
@@ -48,7 +51,8 @@ public final class RdmaPrivateData {
      * with the status to send back in a reject.
      */
     public static Request decodeRequest(byte[] data, int maxQueueId, int maxIoQueueEntries) throws Rejected {
-        if (data == null || data.length < 8) throw new Rejected(STS_INVALID_LENGTH, "private data of " + (data == null ? 0 : data.length) + " bytes");
+        if (data == null || data.length < 8)
+            throw new Rejected(STS_INVALID_LENGTH, "private data of " + (data == null ? 0 : data.length) + " bytes");
         ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
         int recfmt = b.getShort() & 0xFFFF;
         int qid = b.getShort() & 0xFFFF;
@@ -57,7 +61,8 @@ public final class RdmaPrivateData {
         if (recfmt != RECFMT_1_0) throw new Rejected(STS_INVALID_RECFMT, "record format " + recfmt);
         if (qid > maxQueueId) throw new Rejected(STS_INVALID_QID, "queue " + qid + " beyond " + maxQueueId);
         int max = qid == 0 ? ADMIN_QUEUE_ENTRIES : maxIoQueueEntries;
-        if (hsqsize + 1 > max || hsqsize < 1) throw new Rejected(STS_INVALID_HSQSIZE, "HSQSIZE " + hsqsize + " (limit " + (max - 1) + ")");
+        if (hsqsize + 1 > max || hsqsize < 1)
+            throw new Rejected(STS_INVALID_HSQSIZE, "HSQSIZE " + hsqsize + " (limit " + (max - 1) + ")");
         if (hrqsize < 1 || hrqsize > max + 1) throw new Rejected(STS_INVALID_HRQSIZE, "HRQSIZE " + hrqsize);
         return new Request(qid, hrqsize, hsqsize);
     }
@@ -92,15 +97,24 @@ public final class RdmaPrivateData {
 
     public static String describe(int status) {
         switch (status) {
-            case STS_INVALID_LENGTH: return "invalid private data length";
-            case STS_INVALID_RECFMT: return "invalid record format";
-            case STS_INVALID_QID: return "invalid queue ID";
-            case STS_INVALID_HSQSIZE: return "invalid host send queue size";
-            case STS_INVALID_HRQSIZE: return "invalid host receive queue size";
-            case STS_NO_RESOURCES: return "no resources";
-            case STS_INVALID_IRD: return "invalid IRD";
-            case STS_INVALID_ORD: return "invalid ORD";
-            default: return "unknown status 0x" + Integer.toHexString(status);
+            case STS_INVALID_LENGTH:
+                return "invalid private data length";
+            case STS_INVALID_RECFMT:
+                return "invalid record format";
+            case STS_INVALID_QID:
+                return "invalid queue ID";
+            case STS_INVALID_HSQSIZE:
+                return "invalid host send queue size";
+            case STS_INVALID_HRQSIZE:
+                return "invalid host receive queue size";
+            case STS_NO_RESOURCES:
+                return "no resources";
+            case STS_INVALID_IRD:
+                return "invalid IRD";
+            case STS_INVALID_ORD:
+                return "invalid ORD";
+            default:
+                return "unknown status 0x" + Integer.toHexString(status);
         }
     }
 

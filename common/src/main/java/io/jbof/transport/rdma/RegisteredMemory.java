@@ -1,18 +1,17 @@
 package io.jbof.transport.rdma;
 
-import com.ibm.disni.verbs.SVCRegMr;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.SVCRegMr;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.internal.PlatformDependent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A direct region registered once with a protection domain (one memory region, one lkey/rkey).
@@ -38,9 +37,11 @@ public final class RegisteredMemory implements AutoCloseable {
         try {
             reg = pd.regMr(region, access).execute();
         } catch (IOException e) {
-            throw new IOException(e.getMessage() + " (registering " + (region.capacity() >> 10) + " KiB; " + lockLimit()
-                    + ". Registered memory is locked memory: raise the limit with `ulimit -l unlimited`, or"
-                    + " LimitMEMLOCK=infinity under systemd. Soft-iWARP holds even root to it)", e);
+            throw new IOException(
+                    e.getMessage() + " (registering " + (region.capacity() >> 10) + " KiB; " + lockLimit()
+                            + ". Registered memory is locked memory: raise the limit with `ulimit -l unlimited`, or"
+                            + " LimitMEMLOCK=infinity under systemd. Soft-iWARP holds even root to it)",
+                    e);
         }
         this.mr = reg.getMr();
         reg.free();
@@ -53,8 +54,10 @@ public final class RegisteredMemory implements AutoCloseable {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
                 if (line.startsWith("Max locked memory")) {
-                    String[] f = line.substring("Max locked memory".length()).trim().split("\\s+");
-                    return "this process may lock " + (f[0].equals("unlimited") ? "unlimited memory" : (Long.parseLong(f[0]) >> 10) + " KiB");
+                    String[] f =
+                            line.substring("Max locked memory".length()).trim().split("\\s+");
+                    return "this process may lock "
+                            + (f[0].equals("unlimited") ? "unlimited memory" : (Long.parseLong(f[0]) >> 10) + " KiB");
                 }
             }
         } catch (IOException | RuntimeException e) {

@@ -1,6 +1,5 @@
 package io.jbof.transport.rdma;
 
-import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
@@ -15,12 +14,12 @@ import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
 import com.ibm.disni.verbs.SVCReqNotify;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import com.ibm.disni.verbs.impl.NatObject;
 import java.io.IOException;
 import java.util.LinkedList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The verbs side of one NVMe queue on RDMA: an RC queue pair on a CM id, one completion queue for
@@ -53,7 +52,9 @@ public final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     private boolean destroyed;
 
     /** Creates the CQ and QP; call on {@code loop}. */
-    public VerbsQueuePair(RdmaCmId id, IbvPd pd, RdmaEventLoop loop, int sendWrs, int recvWrs, int maxSge, Completions completions) throws IOException {
+    public VerbsQueuePair(
+            RdmaCmId id, IbvPd pd, RdmaEventLoop loop, int sendWrs, int recvWrs, int maxSge, Completions completions)
+            throws IOException {
         this.id = id;
         this.loop = loop;
         this.completions = completions;
@@ -121,7 +122,7 @@ public final class VerbsQueuePair implements RdmaEventLoop.CompletionSource {
     public int poll() throws IOException {
         if (destroyed) return 0;
         int total = 0;
-        for (;;) {
+        for (; ; ) {
             int n = poll.execute().getPolls();
             for (int i = 0; i < n; i++) completions.onCompletion(wcs[i]);
             total += n;

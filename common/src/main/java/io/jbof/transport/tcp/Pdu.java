@@ -1,8 +1,7 @@
 package io.jbof.transport.tcp;
 
-import java.nio.ByteBuffer;
 import io.netty.buffer.ByteBuf;
-
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -36,6 +35,7 @@ public final class Pdu {
     public static final int TERM_REQ_HLEN = 24;
     /** A TermReq carries at most the first 128 bytes of the offending PDU header. */
     public static final int TERM_REQ_MAX_PLEN = 152;
+
     public static final int DIGEST = 4;
     /** In-capsule data on admin queues: Linux's nvme-tcp host sends up to 8 KiB there (NVME_TCP_ADMIN_CCSZ), Connect's 1024 bytes included. */
     public static final int ADMIN_IN_CAPSULE_DATA = 8192;
@@ -66,22 +66,46 @@ public final class Pdu {
     public static final int TERM_OFF_FES = 8;
     public static final int TERM_OFF_FEI = 10;
 
-    public static int type(ByteBuf b, int at) { return b.getUnsignedByte(at); }
-    public static int flags(ByteBuf b, int at) { return b.getUnsignedByte(at + 1); }
-    public static int hlen(ByteBuf b, int at) { return b.getUnsignedByte(at + 2); }
-    public static int pdo(ByteBuf b, int at) { return b.getUnsignedByte(at + 3); }
-    public static int plen(ByteBuf b, int at) { return b.getIntLE(at + 4); }
+    public static int type(ByteBuf b, int at) {
+        return b.getUnsignedByte(at);
+    }
+
+    public static int flags(ByteBuf b, int at) {
+        return b.getUnsignedByte(at + 1);
+    }
+
+    public static int hlen(ByteBuf b, int at) {
+        return b.getUnsignedByte(at + 2);
+    }
+
+    public static int pdo(ByteBuf b, int at) {
+        return b.getUnsignedByte(at + 3);
+    }
+
+    public static int plen(ByteBuf b, int at) {
+        return b.getIntLE(at + 4);
+    }
 
     /** Expected hlen of a PDU type, or -1 for an unknown type. */
     public static int expectedHlen(int type) {
         switch (type) {
-            case IC_REQ: case IC_RESP: return IC_LENGTH;
-            case CAPSULE_CMD: return CAPSULE_CMD_HLEN;
-            case CAPSULE_RESP: return CAPSULE_RESP_HLEN;
-            case H2C_DATA: case C2H_DATA: return DATA_HLEN;
-            case R2T: return R2T_HLEN;
-            case H2C_TERM_REQ: case C2H_TERM_REQ: return TERM_REQ_HLEN;
-            default: return -1;
+            case IC_REQ:
+            case IC_RESP:
+                return IC_LENGTH;
+            case CAPSULE_CMD:
+                return CAPSULE_CMD_HLEN;
+            case CAPSULE_RESP:
+                return CAPSULE_RESP_HLEN;
+            case H2C_DATA:
+            case C2H_DATA:
+                return DATA_HLEN;
+            case R2T:
+                return R2T_HLEN;
+            case H2C_TERM_REQ:
+            case C2H_TERM_REQ:
+                return TERM_REQ_HLEN;
+            default:
+                return -1;
         }
     }
 
@@ -92,16 +116,26 @@ public final class Pdu {
 
     public static String name(int type) {
         switch (type) {
-            case IC_REQ: return "ICReq";
-            case IC_RESP: return "ICResp";
-            case H2C_TERM_REQ: return "H2CTermReq";
-            case C2H_TERM_REQ: return "C2HTermReq";
-            case CAPSULE_CMD: return "CapsuleCmd";
-            case CAPSULE_RESP: return "CapsuleResp";
-            case H2C_DATA: return "H2CData";
-            case C2H_DATA: return "C2HData";
-            case R2T: return "R2T";
-            default: return String.format("PDU type 0x%02x", type);
+            case IC_REQ:
+                return "ICReq";
+            case IC_RESP:
+                return "ICResp";
+            case H2C_TERM_REQ:
+                return "H2CTermReq";
+            case C2H_TERM_REQ:
+                return "C2HTermReq";
+            case CAPSULE_CMD:
+                return "CapsuleCmd";
+            case CAPSULE_RESP:
+                return "CapsuleResp";
+            case H2C_DATA:
+                return "H2CData";
+            case C2H_DATA:
+                return "C2HData";
+            case R2T:
+                return "R2T";
+            default:
+                return String.format("PDU type 0x%02x", type);
         }
     }
 

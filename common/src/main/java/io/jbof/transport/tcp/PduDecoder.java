@@ -3,7 +3,6 @@ package io.jbof.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -64,42 +63,51 @@ public final class PduDecoder extends ByteToMessageDecoder {
             checkType(type);
             int expected = Pdu.expectedHlen(type);
             if (hlen != expected) {
-                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 2,
-                        Pdu.name(type) + " has hlen " + hlen + ", expected " + expected);
+                throw new PduException(
+                        Pdu.FES_INVALID_PDU_HEADER, 2, Pdu.name(type) + " has hlen " + hlen + ", expected " + expected);
             }
             boolean digests = initialized && Pdu.carriesDigests(type);
             boolean hd = digests && headerDigest;
             if (digests && ((flags & Pdu.FLAG_HDGST) != 0) != headerDigest) {
-                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "HDGSTF flag disagrees with the negotiated header digest");
+                throw new PduException(
+                        Pdu.FES_INVALID_PDU_HEADER, 1, "HDGSTF flag disagrees with the negotiated header digest");
             }
             if (digests && !dataDigest && (flags & Pdu.FLAG_DDGST) != 0) {
                 throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "DDGSTF set but data digest was not negotiated");
             }
             int headerEnd = hlen + (hd ? Pdu.DIGEST : 0);
             if (plen < headerEnd) {
-                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen " + plen + " is shorter than its header");
+                throw new PduException(
+                        Pdu.FES_INVALID_PDU_HEADER,
+                        4,
+                        Pdu.name(type) + " plen " + plen + " is shorter than its header");
             }
             if (plen > maxPduLength && type != Pdu.IC_REQ && type != Pdu.IC_RESP) {
-                throw new PduException(Pdu.FES_DATA_LIMIT_EXCEEDED, 4,
+                throw new PduException(
+                        Pdu.FES_DATA_LIMIT_EXCEEDED,
+                        4,
                         Pdu.name(type) + " plen " + plen + " exceeds the limit of " + maxPduLength);
             }
             if ((type == Pdu.IC_REQ || type == Pdu.IC_RESP) && plen != Pdu.IC_LENGTH) {
                 throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen must be 128, is " + plen);
             }
             if ((type == Pdu.H2C_TERM_REQ || type == Pdu.C2H_TERM_REQ) && plen > Pdu.TERM_REQ_MAX_PLEN) {
-                throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen " + plen + " exceeds 152");
+                throw new PduException(
+                        Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " plen " + plen + " exceeds 152");
             }
             boolean hasData = plen > headerEnd;
             if (hasData && type != Pdu.H2C_TERM_REQ && type != Pdu.C2H_TERM_REQ) {
                 if (pdo < headerEnd || pdo > plen) {
-                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 3, Pdu.name(type) + " pdo " + pdo + " is outside the PDU");
+                    throw new PduException(
+                            Pdu.FES_INVALID_PDU_HEADER, 3, Pdu.name(type) + " pdo " + pdo + " is outside the PDU");
                 }
                 boolean dd = digests && dataDigest && (flags & Pdu.FLAG_DDGST) != 0;
                 if (digests && dataDigest && (flags & Pdu.FLAG_DDGST) == 0) {
                     throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, Pdu.name(type) + " with data lacks DDGSTF");
                 }
                 if (plen - pdo < (dd ? Pdu.DIGEST : 0)) {
-                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " is too short for its data digest");
+                    throw new PduException(
+                            Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " is too short for its data digest");
                 }
             }
             if (in.readableBytes() < plen) {
@@ -110,8 +118,12 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 int want = in.getIntLE(at + hlen);
                 int got = Pdu.crc32c(crc, in, at, hlen);
                 if (want != got) {
-                    throw new PduException(Pdu.FES_HEADER_DIGEST_ERROR, 0,
-                            String.format("header digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
+                    throw new PduException(
+                            Pdu.FES_HEADER_DIGEST_ERROR,
+                            0,
+                            String.format(
+                                    "header digest mismatch on %s: got 0x%08x, computed 0x%08x",
+                                    Pdu.name(type), want, got));
                 }
             }
             if (hasData && digests && dataDigest && (flags & Pdu.FLAG_DDGST) != 0) {
@@ -119,9 +131,11 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 int want = in.getIntLE(at + (int) plen - Pdu.DIGEST);
                 int got = Pdu.crc32c(crc, in, at + pdo, dataLen);
                 if (want != got) {
-                    String what = String.format("data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got);
+                    String what = String.format(
+                            "data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got);
                     if (!controllerSide) {
-                        throw new DataDigestException(type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)), what);
+                        throw new DataDigestException(
+                                type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)), what);
                     }
                     // The header is sound, so the stream is not lost: the controller fails only the command the
                     // data belongs to (NVMe/TCP: a data digest error is not a fatal transport error).
@@ -137,13 +151,23 @@ public final class PduDecoder extends ByteToMessageDecoder {
         if (controllerSide) {
             ok = type == Pdu.IC_REQ || type == Pdu.CAPSULE_CMD || type == Pdu.H2C_DATA || type == Pdu.H2C_TERM_REQ;
         } else {
-            ok = type == Pdu.IC_RESP || type == Pdu.CAPSULE_RESP || type == Pdu.C2H_DATA || type == Pdu.R2T || type == Pdu.C2H_TERM_REQ;
+            ok = type == Pdu.IC_RESP
+                    || type == Pdu.CAPSULE_RESP
+                    || type == Pdu.C2H_DATA
+                    || type == Pdu.R2T
+                    || type == Pdu.C2H_TERM_REQ;
         }
         if (!ok) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(type) + " from the "
-                    + (controllerSide ? "host" : "controller"));
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER,
+                    0,
+                    "unexpected " + Pdu.name(type) + " from the " + (controllerSide ? "host" : "controller"));
         }
-        if (!initialized && type != Pdu.IC_REQ && type != Pdu.IC_RESP && type != Pdu.H2C_TERM_REQ && type != Pdu.C2H_TERM_REQ) {
+        if (!initialized
+                && type != Pdu.IC_REQ
+                && type != Pdu.IC_RESP
+                && type != Pdu.H2C_TERM_REQ
+                && type != Pdu.C2H_TERM_REQ) {
             throw new PduException(Pdu.FES_PDU_SEQUENCE_ERROR, 0, Pdu.name(type) + " before connection initialization");
         }
     }
@@ -153,7 +177,10 @@ public final class PduDecoder extends ByteToMessageDecoder {
      * (its header is sound), and its command is to fail with Transient Transport Error.
      */
     public static final Object DATA_DIGEST_ERROR = new Object() {
-        @Override public String toString() { return "DATA_DIGEST_ERROR"; }
+        @Override
+        public String toString() {
+            return "DATA_DIGEST_ERROR";
+        }
     };
 
     /** A data digest mismatch on the host side: fatal for the connection, reported with the command it belonged to. */

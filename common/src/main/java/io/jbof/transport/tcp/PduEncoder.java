@@ -3,7 +3,6 @@ package io.jbof.transport.tcp;
 import io.jbof.nvme.NvmeCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-
 import java.util.zip.CRC32C;
 
 /**
@@ -24,19 +23,23 @@ public final class PduEncoder {
     }
 
     /** Bytes of header digest a header carries now (0 or 4). */
-    private int headerDigestBytes() { return headerDigest ? Pdu.DIGEST : 0; }
+    private int headerDigestBytes() {
+        return headerDigest ? Pdu.DIGEST : 0;
+    }
 
     /** Bytes of data digest a data-carrying PDU carries now (0 or 4). */
-    private int dataDigestBytes() { return dataDigest ? Pdu.DIGEST : 0; }
+    private int dataDigestBytes() {
+        return dataDigest ? Pdu.DIGEST : 0;
+    }
 
     /** ICReq: PFV 1.0, HPDA 0, the digests the host asks for, MAXR2T 0 (one outstanding R2T per command). */
     public static ByteBuf icReq(ByteBufAllocator alloc, boolean wantHeaderDigest, boolean wantDataDigest) {
         ByteBuf b = alloc.directBuffer(Pdu.IC_LENGTH);
         Pdu.writeCommonHeader(b, Pdu.IC_REQ, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
         b.writeShortLE(0); // PFV 1.0
-        b.writeByte(0);    // HPDA: no data alignment needed
+        b.writeByte(0); // HPDA: no data alignment needed
         b.writeByte(digestBits(wantHeaderDigest, wantDataDigest));
-        b.writeIntLE(0);   // MAXR2T, 0's based
+        b.writeIntLE(0); // MAXR2T, 0's based
         b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
         return b;
     }
@@ -46,7 +49,7 @@ public final class PduEncoder {
         ByteBuf b = alloc.directBuffer(Pdu.IC_LENGTH);
         Pdu.writeCommonHeader(b, Pdu.IC_RESP, 0, Pdu.IC_LENGTH, 0, Pdu.IC_LENGTH);
         b.writeShortLE(0); // PFV
-        b.writeByte(0);    // CPDA
+        b.writeByte(0); // CPDA
         b.writeByte(digestBits(headerDigest, dataDigest));
         b.writeIntLE(maxH2CData);
         b.writeZero(Pdu.IC_LENGTH - b.writerIndex());
@@ -70,7 +73,8 @@ public final class PduEncoder {
         int pdo = inCapsule > 0 ? Pdu.CAPSULE_CMD_HLEN + hd : 0;
         int flags = (headerDigest ? Pdu.FLAG_HDGST : 0) | (dd != 0 ? Pdu.FLAG_DDGST : 0);
         ByteBuf h = alloc.directBuffer(Pdu.CAPSULE_CMD_HLEN + hd);
-        Pdu.writeCommonHeader(h, Pdu.CAPSULE_CMD, flags, Pdu.CAPSULE_CMD_HLEN, pdo, Pdu.CAPSULE_CMD_HLEN + hd + inCapsule + dd);
+        Pdu.writeCommonHeader(
+                h, Pdu.CAPSULE_CMD, flags, Pdu.CAPSULE_CMD_HLEN, pdo, Pdu.CAPSULE_CMD_HLEN + hd + inCapsule + dd);
         h.writeBytes(sqe, at, NvmeCommand.SIZE);
         writeHeaderDigest(h, Pdu.CAPSULE_CMD_HLEN);
         return h;
@@ -83,7 +87,13 @@ public final class PduEncoder {
     public ByteBuf capsuleResp(ByteBufAllocator alloc) {
         int hd = headerDigestBytes();
         ByteBuf b = alloc.directBuffer(Pdu.CAPSULE_RESP_HLEN + hd);
-        Pdu.writeCommonHeader(b, Pdu.CAPSULE_RESP, headerDigest ? Pdu.FLAG_HDGST : 0, Pdu.CAPSULE_RESP_HLEN, 0, Pdu.CAPSULE_RESP_HLEN + hd);
+        Pdu.writeCommonHeader(
+                b,
+                Pdu.CAPSULE_RESP,
+                headerDigest ? Pdu.FLAG_HDGST : 0,
+                Pdu.CAPSULE_RESP_HLEN,
+                0,
+                Pdu.CAPSULE_RESP_HLEN + hd);
         return b;
     }
 
@@ -99,7 +109,15 @@ public final class PduEncoder {
      * command's data, or of an R2T asking for them ({@code last} and {@code success} count for C2HData
      * only; {@code last} for H2CData).
      */
-    public ByteBuf dataHeader(ByteBufAllocator alloc, int type, int cid, int ttag, int offset, int length, boolean last, boolean success) {
+    public ByteBuf dataHeader(
+            ByteBufAllocator alloc,
+            int type,
+            int cid,
+            int ttag,
+            int offset,
+            int length,
+            boolean last,
+            boolean success) {
         int hd = headerDigestBytes();
         int flags = headerDigest ? Pdu.FLAG_HDGST : 0;
         int pdo;
@@ -108,7 +126,8 @@ public final class PduEncoder {
             pdo = 0;
             plen = Pdu.DATA_HLEN + hd;
         } else {
-            flags |= (dataDigest ? Pdu.FLAG_DDGST : 0) | (last ? Pdu.FLAG_LAST_PDU : 0)
+            flags |= (dataDigest ? Pdu.FLAG_DDGST : 0)
+                    | (last ? Pdu.FLAG_LAST_PDU : 0)
                     | (success && type == Pdu.C2H_DATA ? Pdu.FLAG_SUCCESS : 0);
             pdo = Pdu.DATA_HLEN + hd;
             plen = pdo + length + dataDigestBytes();

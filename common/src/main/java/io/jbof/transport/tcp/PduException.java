@@ -14,6 +14,11 @@ public final class PduException extends RuntimeException {
         this.fei = fei;
     }
 
-    public int fes() { return fes; }
-    public int fei() { return fei; }
+    public int fes() {
+        return fes;
+    }
+
+    public int fei() {
+        return fei;
+    }
 }

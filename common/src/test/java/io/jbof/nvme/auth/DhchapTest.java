@@ -1,13 +1,12 @@
 package io.jbof.nvme.auth;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.HexFormat;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
 
 class DhchapTest {
     /** Key bytes 0..31, transformed with SHA-256: the form nvme gen-dhchap-key prints (CRC-32 appended). */
@@ -30,8 +29,10 @@ class DhchapTest {
         assertTrue(crc.getMessage().contains("CRC"), crc.getMessage());
         assertThrows(IllegalArgumentException.class, () -> DhchapKey.parse("DHHC-2:01:AAAA:"));
         assertThrows(IllegalArgumentException.class, () -> DhchapKey.parse("DHHC-1:07:" + SECRET.substring(10)));
-        IllegalArgumentException len = assertThrows(IllegalArgumentException.class, () -> DhchapKey.parse("DHHC-1:00:AAECAwQFBgc=:"));
-        assertTrue(len.getMessage().contains("32, 48 or 64") && !len.getMessage().contains("AAEC"), len.getMessage());
+        IllegalArgumentException len =
+                assertThrows(IllegalArgumentException.class, () -> DhchapKey.parse("DHHC-1:00:AAECAwQFBgc=:"));
+        assertTrue(
+                len.getMessage().contains("32, 48 or 64") && !len.getMessage().contains("AAEC"), len.getMessage());
     }
 
     /**
@@ -44,10 +45,24 @@ class DhchapTest {
         byte[] transformed = k.transform("nqn.2024-01.io.jbof:host");
         byte[] challenge = new byte[32];
         for (int i = 0; i < 32; i++) challenge[i] = (byte) (0xA0 + i);
-        byte[] host = Dhchap.response(DhchapHash.SHA256, transformed, challenge, 0x01020304, 7, Dhchap.HOST_ROLE,
-                "nqn.2024-01.io.jbof:host", "nqn.2024-01.io.jbof:sub");
-        byte[] ctrl = Dhchap.response(DhchapHash.SHA256, transformed, challenge, 0x01020304, 7, Dhchap.CONTROLLER_ROLE,
-                "nqn.2024-01.io.jbof:sub", "nqn.2024-01.io.jbof:host");
+        byte[] host = Dhchap.response(
+                DhchapHash.SHA256,
+                transformed,
+                challenge,
+                0x01020304,
+                7,
+                Dhchap.HOST_ROLE,
+                "nqn.2024-01.io.jbof:host",
+                "nqn.2024-01.io.jbof:sub");
+        byte[] ctrl = Dhchap.response(
+                DhchapHash.SHA256,
+                transformed,
+                challenge,
+                0x01020304,
+                7,
+                Dhchap.CONTROLLER_ROLE,
+                "nqn.2024-01.io.jbof:sub",
+                "nqn.2024-01.io.jbof:host");
         byte[] aug = Dhchap.augment(DhchapHash.SHA384, new byte[] {1, 2, 3}, challenge);
         assertEquals(PINNED_TRANSFORM, HexFormat.of().formatHex(transformed));
         assertEquals(PINNED_HOST, HexFormat.of().formatHex(host));
@@ -63,5 +78,6 @@ class DhchapTest {
     static final String PINNED_TRANSFORM = "fafd8b2ccc3ff976aa118da7293c676efc8fbc9f1095acd2c24319a93798d969";
     static final String PINNED_HOST = "36d3833f94a2c9e1bfcff547bdbc6746a290b5b9026fddb46231e70e2eea3e72";
     static final String PINNED_CTRL = "a9f0372adeb3816d36791eed594187322a9d6a60578de52775b7cd4623360ab4";
-    static final String PINNED_AUG = "d46104498ee75d2a8e12387f5546a4312837f61191e5d8a126a324e90d80e76e97ae8f607c9b6c5a95114d59ace98c73";
+    static final String PINNED_AUG =
+            "d46104498ee75d2a8e12387f5546a4312837f61191e5d8a126a324e90d80e76e97ae8f607c9b6c5a95114d59ace98c73";
 }

@@ -1,11 +1,11 @@
 package io.jbof.nvme.tls;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 class TlsPskKeyTest {
     static byte[] counting(int n) {
@@ -17,7 +17,9 @@ class TlsPskKeyTest {
     @Test
     void formatsAsNvmeCliDoes() {
         // nvme gen-tls-key --secret 000102...1f -m 1 (nvme-cli 2.13) printed exactly this.
-        assertEquals("NVMeTLSkey-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", TlsPskKey.of(counting(32), 1).format());
+        assertEquals(
+                "NVMeTLSkey-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+                TlsPskKey.of(counting(32), 1).format());
     }
 
     @Test
@@ -42,8 +44,14 @@ class TlsPskKeyTest {
         assertFalse(e.getMessage().contains(damaged.substring(16, 40)), "the message never repeats the key");
         assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse("DHHC-1:01:abcd:"));
         assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse(good.replace(":01:", ":03:")));
-        assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse(good.replace(":01:", ":02:")), "SHA-384 needs 48 bytes");
-        assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse(good.substring(0, good.length() - 1)), "the closing colon");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TlsPskKey.parse(good.replace(":01:", ":02:")),
+                "SHA-384 needs 48 bytes");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TlsPskKey.parse(good.substring(0, good.length() - 1)),
+                "the closing colon");
         assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse("NVMeTLSkey-1:01:!!!!:"));
         assertThrows(IllegalArgumentException.class, () -> TlsPskKey.parse(null));
     }

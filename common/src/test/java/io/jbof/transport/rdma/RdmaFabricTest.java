@@ -1,8 +1,8 @@
 package io.jbof.transport.rdma;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
 
 class RdmaFabricTest {
     @Test

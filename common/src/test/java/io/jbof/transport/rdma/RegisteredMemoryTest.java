@@ -1,8 +1,8 @@
 package io.jbof.transport.rdma;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 class RegisteredMemoryTest {
     @Test

@@ -1,14 +1,14 @@
 package io.jbof.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Coverage-guided fuzzing of NVMe/TCP framing (both sides' decoders, digests on or off): any byte
@@ -32,7 +32,8 @@ class PduDecoderFuzzTest {
                     ch.writeInbound(Unpooled.wrappedBuffer(chunk));
                 } catch (DecoderException e) {
                     Throwable c = e.getCause();
-                    assertTrue(c instanceof PduException || c instanceof PduDecoder.DataDigestException,
+                    assertTrue(
+                            c instanceof PduException || c instanceof PduDecoder.DataDigestException,
                             "only protocol errors, not " + c);
                     break;
                 }
@@ -50,7 +51,9 @@ class PduDecoderFuzzTest {
                     try {
                         int at = frame.readerIndex();
                         assertEquals(Pdu.plen(frame, at), frame.readableBytes(), "a frame is exactly one PDU");
-                        assertTrue(frame.readableBytes() <= Math.max(limit, Pdu.IC_LENGTH + 8), "no frame beyond the negotiated limit");
+                        assertTrue(
+                                frame.readableBytes() <= Math.max(limit, Pdu.IC_LENGTH + 8),
+                                "no frame beyond the negotiated limit");
                     } finally {
                         frame.release();
                     }

@@ -1,18 +1,17 @@
 package io.jbof.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
-import org.junit.jupiter.api.Test;
-
 import java.util.zip.CRC32C;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class PduDecoderTest {
     private static ByteBuf capsule(boolean hd, boolean dd, byte[] data) {
@@ -20,8 +19,13 @@ class PduDecoderTest {
         int headerEnd = hlen + (hd ? 4 : 0);
         int plen = headerEnd + (data.length > 0 ? data.length + (dd ? 4 : 0) : 0);
         ByteBuf b = Unpooled.buffer(plen);
-        Pdu.writeCommonHeader(b, Pdu.CAPSULE_CMD, (hd ? Pdu.FLAG_HDGST : 0) | (dd && data.length > 0 ? Pdu.FLAG_DDGST : 0),
-                hlen, data.length > 0 ? headerEnd : 0, plen);
+        Pdu.writeCommonHeader(
+                b,
+                Pdu.CAPSULE_CMD,
+                (hd ? Pdu.FLAG_HDGST : 0) | (dd && data.length > 0 ? Pdu.FLAG_DDGST : 0),
+                hlen,
+                data.length > 0 ? headerEnd : 0,
+                plen);
         for (int i = b.writerIndex(); i < hlen; i++) b.writeByte(i);
         CRC32C crc = new CRC32C();
         if (hd) b.writeIntLE(Pdu.crc32c(crc, b, 0, hlen));
@@ -42,7 +46,7 @@ class PduDecoderTest {
     @Test
     void reassemblesAPduDeliveredOneByteAtATime() {
         EmbeddedChannel ch = target(true, true);
-        ByteBuf pdu = capsule(true, true, new byte[]{1, 2, 3, 4, 5});
+        ByteBuf pdu = capsule(true, true, new byte[] {1, 2, 3, 4, 5});
         int n = pdu.readableBytes();
         for (int i = 0; i < n; i++) {
             ch.writeInbound(pdu.readRetainedSlice(1));
@@ -82,7 +86,9 @@ class PduDecoderTest {
     void corruptHeaderDigestIsAHeaderDigestError() {
         ByteBuf b = capsule(true, false, new byte[0]);
         b.setByte(20, b.getByte(20) ^ 1);
-        assertEquals(Pdu.FES_HEADER_DIGEST_ERROR, expectFailure(target(true, false), b).fes());
+        assertEquals(
+                Pdu.FES_HEADER_DIGEST_ERROR,
+                expectFailure(target(true, false), b).fes());
     }
 
     @Test
@@ -110,7 +116,9 @@ class PduDecoderTest {
         ByteBuf b = Unpooled.buffer(Pdu.CAPSULE_CMD_HLEN);
         Pdu.writeCommonHeader(b, Pdu.CAPSULE_CMD, 0, Pdu.CAPSULE_CMD_HLEN, Pdu.CAPSULE_CMD_HLEN, Integer.MAX_VALUE);
         b.writeZero(Pdu.CAPSULE_CMD_HLEN - b.writerIndex());
-        assertEquals(Pdu.FES_DATA_LIMIT_EXCEEDED, expectFailure(new EmbeddedChannel(d), b).fes());
+        assertEquals(
+                Pdu.FES_DATA_LIMIT_EXCEEDED,
+                expectFailure(new EmbeddedChannel(d), b).fes());
     }
 
     @Test
@@ -124,14 +132,19 @@ class PduDecoderTest {
     @Test
     void capsuleBeforeICReqIsASequenceError() {
         EmbeddedChannel ch = new EmbeddedChannel(new PduDecoder(true, 1 << 20));
-        assertEquals(Pdu.FES_PDU_SEQUENCE_ERROR, expectFailure(ch, capsule(false, false, new byte[0])).fes());
+        assertEquals(
+                Pdu.FES_PDU_SEQUENCE_ERROR,
+                expectFailure(ch, capsule(false, false, new byte[0])).fes());
     }
 
     @Test
     void hostToControllerTypesAreRefusedByTheHost() {
         PduDecoder d = new PduDecoder(false, 1 << 20);
         d.negotiated(false, false, 1 << 20);
-        assertEquals(Pdu.FES_INVALID_PDU_HEADER, expectFailure(new EmbeddedChannel(d), capsule(false, false, new byte[0])).fes());
+        assertEquals(
+                Pdu.FES_INVALID_PDU_HEADER,
+                expectFailure(new EmbeddedChannel(d), capsule(false, false, new byte[0]))
+                        .fes());
     }
 
     private static PduException expectFailure(EmbeddedChannel ch, ByteBuf b) {

@@ -1,5 +1,8 @@
 package io.jbof.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import io.jbof.nvme.NvmeCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -7,9 +10,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** What one role's encoder writes, the other role's decoder accepts: headers, digests and lengths agree. */
 class PduEncoderTest {
@@ -29,9 +29,16 @@ class PduEncoderTest {
     void aCapsuleWithInCapsuleDataAndBothDigestsPassesTheTargetsDecoder() {
         PduEncoder e = new PduEncoder();
         e.negotiated(true, true);
-        ByteBuf sqe = Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE).setByte(0, 0x01);
-        ByteBuf data = Unpooled.wrappedBuffer(new byte[]{9, 8, 7, 6, 5, 4, 3, 2});
-        ByteBuf pdu = decode(true, true, true, e.capsuleCmd(ALLOC, sqe, 0, 8), data.retainedSlice(), e.dataDigest(ALLOC, data, 0, 8));
+        ByteBuf sqe =
+                Unpooled.buffer(NvmeCommand.SIZE).writeZero(NvmeCommand.SIZE).setByte(0, 0x01);
+        ByteBuf data = Unpooled.wrappedBuffer(new byte[] {9, 8, 7, 6, 5, 4, 3, 2});
+        ByteBuf pdu = decode(
+                true,
+                true,
+                true,
+                e.capsuleCmd(ALLOC, sqe, 0, 8),
+                data.retainedSlice(),
+                e.dataDigest(ALLOC, data, 0, 8));
         assertEquals(Pdu.CAPSULE_CMD, Pdu.type(pdu, 0));
         assertEquals(Pdu.CAPSULE_CMD_HLEN + 4 + 8 + 4, Pdu.plen(pdu, 0));
         assertEquals(Pdu.CAPSULE_CMD_HLEN + 4, Pdu.pdo(pdu, 0));

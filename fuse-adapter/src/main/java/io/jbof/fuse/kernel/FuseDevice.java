@@ -1,15 +1,14 @@
 package io.jbof.fuse.kernel;
 
-import jnr.ffi.Memory;
-import jnr.ffi.Pointer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A FUSE connection's device side: /dev/fuse opened and mounted on a directory with mount(2), as
@@ -61,8 +60,13 @@ public final class FuseDevice implements AutoCloseable {
         return new FuseDevice(mountPoint.toAbsolutePath(), fd);
     }
 
-    public int fd() { return fd; }
-    public Path mountPoint() { return mountPoint; }
+    public int fd() {
+        return fd;
+    }
+
+    public Path mountPoint() {
+        return mountPoint;
+    }
 
     /**
      * A further descriptor for the same connection (FUSE_DEV_IOC_CLONE): its reader has its own queue of

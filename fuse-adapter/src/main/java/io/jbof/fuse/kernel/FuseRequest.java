@@ -1,13 +1,12 @@
 package io.jbof.fuse.kernel;
 
+import static io.jbof.fuse.kernel.FuseAbi.*;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.charset.StandardCharsets;
-
-import static io.jbof.fuse.kernel.FuseAbi.*;
 
 /**
  * One request slot: the buffer the kernel's request is read into, the reply header and small reply
@@ -41,15 +40,20 @@ public final class FuseRequest {
         in = a.directBuffer(maxIo + 4096, maxIo + 4096);
         out = a.directBuffer(OUT_HEADER + SMALL_REPLY, OUT_HEADER + SMALL_REPLY);
         iov = a.directBuffer(32, 32);
-        if (!in.hasMemoryAddress()) throw new IllegalStateException("direct buffers without an address: Netty cannot use sun.misc.Unsafe here");
+        if (!in.hasMemoryAddress())
+            throw new IllegalStateException("direct buffers without an address: Netty cannot use sun.misc.Unsafe here");
         inAddr = in.memoryAddress();
         outAddr = out.memoryAddress();
         iovAddr = iov.memoryAddress();
     }
 
-    int capacity() { return in.capacity(); }
+    int capacity() {
+        return in.capacity();
+    }
 
-    long inAddress() { return inAddr; }
+    long inAddress() {
+        return inAddr;
+    }
 
     /** Takes the header of a request of {@code n} bytes just read from {@code fd}. */
     void received(int fd, int n) {
@@ -60,18 +64,42 @@ public final class FuseRequest {
         this.replied = false;
     }
 
-    public int opcode() { return opcode; }
-    public long unique() { return unique; }
-    public long nodeId() { return in.getLongLE(IN_NODEID); }
-    public int uid() { return in.getIntLE(IN_UID); }
-    public int gid() { return in.getIntLE(IN_GID); }
-    public int pid() { return in.getIntLE(IN_PID); }
-    int length() { return length; }
+    public int opcode() {
+        return opcode;
+    }
+
+    public long unique() {
+        return unique;
+    }
+
+    public long nodeId() {
+        return in.getLongLE(IN_NODEID);
+    }
+
+    public int uid() {
+        return in.getIntLE(IN_UID);
+    }
+
+    public int gid() {
+        return in.getIntLE(IN_GID);
+    }
+
+    public int pid() {
+        return in.getIntLE(IN_PID);
+    }
+
+    int length() {
+        return length;
+    }
 
     /** A field of the request body (after fuse_in_header). */
-    int bodyInt(int at) { return in.getIntLE(IN_HEADER + at); }
+    int bodyInt(int at) {
+        return in.getIntLE(IN_HEADER + at);
+    }
 
-    long bodyLong(int at) { return in.getLongLE(IN_HEADER + at); }
+    long bodyLong(int at) {
+        return in.getLongLE(IN_HEADER + at);
+    }
 
     /** The NUL-terminated name that is the body of LOOKUP and friends. */
     String bodyName() {
@@ -139,7 +167,8 @@ public final class FuseRequest {
     }
 
     /** fuse_kstatfs. */
-    public void replyStatfs(long blocks, long bfree, long bavail, long files, long ffree, int bsize, int namelen, int frsize) {
+    public void replyStatfs(
+            long blocks, long bfree, long bavail, long files, long ffree, int bsize, int namelen, int frsize) {
         out.setZero(OUT_HEADER, STATFS_OUT);
         out.setLongLE(OUT_HEADER, blocks);
         out.setLongLE(OUT_HEADER + 8, bfree);
@@ -202,8 +231,8 @@ public final class FuseRequest {
     }
 
     private void putEntry(int at, FuseAttr a, long validSeconds) {
-        out.setLongLE(at, a.ino());          // nodeid: the inode number is the node id here
-        out.setLongLE(at + 8, 0);            // generation
+        out.setLongLE(at, a.ino()); // nodeid: the inode number is the node id here
+        out.setLongLE(at + 8, 0); // generation
         out.setLongLE(at + 16, validSeconds); // entry_valid
         out.setLongLE(at + 24, validSeconds); // attr_valid
         out.setIntLE(at + 32, 0);
@@ -227,7 +256,15 @@ public final class FuseRequest {
     }
 
     /** Sends the fuse_init_out built by the session. */
-    void replyInit(int major, int minor, int maxReadahead, int flags, int maxBackground, int congestion, int maxWrite, int maxPages) {
+    void replyInit(
+            int major,
+            int minor,
+            int maxReadahead,
+            int flags,
+            int maxBackground,
+            int congestion,
+            int maxWrite,
+            int maxPages) {
         out.setZero(OUT_HEADER, INIT_OUT);
         out.setIntLE(OUT_HEADER, major);
         out.setIntLE(OUT_HEADER + 4, minor);
@@ -263,7 +300,13 @@ public final class FuseRequest {
             int e = written < 0 ? LibC.Holder.errno() : 0;
             // ENOENT: the request was interrupted or the connection aborted meanwhile; nothing waits for it.
             if (e != ENOENT && e != ENODEV) {
-                log.warn("reply to FUSE request {} (opcode {}) not taken: wrote {} of {} bytes, errno {}", unique, opcode, written, expected, e);
+                log.warn(
+                        "reply to FUSE request {} (opcode {}) not taken: wrote {} of {} bytes, errno {}",
+                        unique,
+                        opcode,
+                        written,
+                        expected,
+                        e);
             }
         }
         session.finished(this);

@@ -1,7 +1,6 @@
 package io.jbof.fuse.kernel;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import static io.jbof.fuse.kernel.FuseAbi.*;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +8,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.jbof.fuse.kernel.FuseAbi.*;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves one FUSE connection: a few reader threads read requests from /dev/fuse (each from its own
@@ -52,7 +51,8 @@ public final class FuseSession {
 
     public FuseSession(FuseDevice device, FuseOperations ops, Config config) {
         if (config.maxIo() % 4096 != 0 || config.maxIo() < 4096 || config.maxIo() > (1 << 20)) {
-            throw new IllegalArgumentException("maxIo " + config.maxIo() + ": must be a multiple of 4096 from 4096 to 1 MiB");
+            throw new IllegalArgumentException(
+                    "maxIo " + config.maxIo() + ": must be a multiple of 4096 from 4096 to 1 MiB");
         }
         this.device = device;
         this.ops = ops;
@@ -87,17 +87,34 @@ public final class FuseSession {
         return ended.await(timeout, unit);
     }
 
-    public boolean running() { return ended.getCount() > 0; }
-    public Throwable failure() { return failure; }
-    public int protocolMinor() { return minor; }
-    public int grantedFlags() { return grantedFlags; }
+    public boolean running() {
+        return ended.getCount() > 0;
+    }
+
+    public Throwable failure() {
+        return failure;
+    }
+
+    public int protocolMinor() {
+        return minor;
+    }
+
+    public int grantedFlags() {
+        return grantedFlags;
+    }
     /** READ and WRITE requests handed to the file system and not yet answered. */
-    public int inFlight() { return inFlight.get(); }
+    public int inFlight() {
+        return inFlight.get();
+    }
     /** The most READ and WRITE requests that were in flight at once. */
-    public int peakInFlight() { return peakInFlight.get(); }
+    public int peakInFlight() {
+        return peakInFlight.get();
+    }
 
     /** The peak since the last call (or the start), and a new peak period from now on. */
-    public int takePeakInFlight() { return periodPeak.getAndSet(inFlight.get()); }
+    public int takePeakInFlight() {
+        return periodPeak.getAndSet(inFlight.get());
+    }
 
     private void serve(int fd) {
         LibC libc = LibC.Holder.LIBC;
@@ -108,7 +125,8 @@ public final class FuseSession {
                 if (n < 0) {
                     int e = LibC.Holder.errno();
                     free.offer(r);
-                    if (e == EINTR || e == EAGAIN || e == ENOENT) continue; // interrupted, or a request withdrawn meanwhile
+                    if (e == EINTR || e == EAGAIN || e == ENOENT)
+                        continue; // interrupted, or a request withdrawn meanwhile
                     if (e != ENODEV) log.warn("reading /dev/fuse failed: errno {} ({})", e, libc.strerror(e));
                     return; // ENODEV: unmounted or aborted
                 }
@@ -164,10 +182,13 @@ public final class FuseSession {
                 case FLUSH -> ops.flush(r, node);
                 case FSYNC -> ops.fsync(r, node);
                 case RELEASE -> ops.release(r, node);
-                case FALLOCATE -> ops.fallocate(r, node, r.bodyInt(FALLOC_MODE), r.bodyLong(FALLOC_OFFSET), r.bodyLong(FALLOC_LENGTH));
+                case FALLOCATE ->
+                    ops.fallocate(
+                            r, node, r.bodyInt(FALLOC_MODE), r.bodyLong(FALLOC_OFFSET), r.bodyLong(FALLOC_LENGTH));
                 case STATFS -> ops.statfs(r, node);
                 case OPENDIR -> ops.opendir(r, node);
-                case READDIR, READDIRPLUS -> ops.readdir(r, node, r.bodyLong(RW_OFFSET), r.bodyInt(RW_SIZE), op == READDIRPLUS);
+                case READDIR, READDIRPLUS ->
+                    ops.readdir(r, node, r.bodyLong(RW_OFFSET), r.bodyInt(RW_SIZE), op == READDIRPLUS);
                 case RELEASEDIR -> ops.releasedir(r, node);
                 case FSYNCDIR -> r.replyOk();
                 case MKNOD, MKDIR, UNLINK, RMDIR, RENAME, RENAME2, LINK, SYMLINK, CREATE -> ops.modify(r, op);
@@ -192,20 +213,41 @@ public final class FuseSession {
             return;
         }
         if (major < KERNEL_VERSION || kernelMinor < OLDEST_MINOR) {
-            log.error("the kernel speaks FUSE {}.{}; jbof needs 7.{} or newer (Linux 4.20+)", major, kernelMinor, OLDEST_MINOR);
+            log.error(
+                    "the kernel speaks FUSE {}.{}; jbof needs 7.{} or newer (Linux 4.20+)",
+                    major,
+                    kernelMinor,
+                    OLDEST_MINOR);
             r.replyError(EPROTO);
             return;
         }
-        int wanted = ASYNC_READ | BIG_WRITES | ASYNC_DIO | MAX_PAGES | PARALLEL_DIROPS | DO_READDIRPLUS
+        int wanted = ASYNC_READ
+                | BIG_WRITES
+                | ASYNC_DIO
+                | MAX_PAGES
+                | PARALLEL_DIROPS
+                | DO_READDIRPLUS
                 | (config.writebackCache() ? WRITEBACK_CACHE : 0);
         int flags = wanted & kernelFlags;
         minor = Math.min(kernelMinor, KERNEL_MINOR);
         grantedFlags = flags;
         int maxBackground = config.maxBackground();
-        r.replyInit(KERNEL_VERSION, minor, r.bodyInt(INIT_MAX_READAHEAD), flags, maxBackground, Math.max(1, maxBackground * 3 / 4),
-                config.maxIo(), config.maxIo() / 4096);
-        log.debug("FUSE INIT: kernel 7.{}, flags {} granted of {}; max_background {}, max_write {}",
-                kernelMinor, Integer.toHexString(flags), Integer.toHexString(kernelFlags), maxBackground, config.maxIo());
+        r.replyInit(
+                KERNEL_VERSION,
+                minor,
+                r.bodyInt(INIT_MAX_READAHEAD),
+                flags,
+                maxBackground,
+                Math.max(1, maxBackground * 3 / 4),
+                config.maxIo(),
+                config.maxIo() / 4096);
+        log.debug(
+                "FUSE INIT: kernel 7.{}, flags {} granted of {}; max_background {}, max_write {}",
+                kernelMinor,
+                Integer.toHexString(flags),
+                Integer.toHexString(kernelFlags),
+                maxBackground,
+                config.maxIo());
         initialized.countDown();
     }
 

@@ -1,13 +1,12 @@
 package io.jbof.fuse.kernel;
 
-import jnr.ffi.Memory;
-import jnr.ffi.Pointer;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
 
 /**
  * Mounting without root, as libfuse does: the setuid helper fusermount3 opens /dev/fuse, mounts it and
@@ -40,7 +39,8 @@ final class Fusermount {
             CharSequence[] envp = env.toArray(new CharSequence[env.size() + 1]);
             int rc = libc.posix_spawnp(pid, tool, null, null, argv, envp);
             if (rc != 0) {
-                throw new IOException("cannot run fusermount3 (" + FuseDevice.error(rc) + "): install it with apt-get install fuse3, or mount as root");
+                throw new IOException("cannot run fusermount3 (" + FuseDevice.error(rc)
+                        + "): install it with apt-get install fuse3, or mount as root");
             }
             libc.close(theirs);
             theirs = -1;
@@ -49,7 +49,8 @@ final class Fusermount {
             libc.waitpid(pid[0], status, 0);
             int exit = (status[0] >> 8) & 0xff;
             if (fd < 0) {
-                throw new IOException("fusermount3 did not mount " + mountPoint + " (exit status " + exit + "; its message is above)");
+                throw new IOException("fusermount3 did not mount " + mountPoint + " (exit status " + exit
+                        + "; its message is above)");
             }
             return fd;
         } finally {
@@ -69,9 +70,9 @@ final class Fusermount {
         iov.putAddress(0, data.address());
         iov.putLong(8, 1);
         msg.putAddress(16, iov.address()); // msg_iov
-        msg.putLong(24, 1);                // msg_iovlen
+        msg.putLong(24, 1); // msg_iovlen
         msg.putAddress(32, control.address());
-        msg.putLong(40, 24);               // msg_controllen
+        msg.putLong(40, 24); // msg_controllen
         long n;
         do {
             n = LibC.Holder.LIBC.recvmsg(socket, msg.address(), 0);

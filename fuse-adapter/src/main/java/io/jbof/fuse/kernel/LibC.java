@@ -43,7 +43,8 @@ public interface LibC {
 
     String strerror(int errnum);
 
-    int posix_spawnp(int[] pid, String file, Pointer fileActions, Pointer attr, CharSequence[] argv, CharSequence[] envp);
+    int posix_spawnp(
+            int[] pid, String file, Pointer fileActions, Pointer attr, CharSequence[] argv, CharSequence[] envp);
 
     int waitpid(int pid, int[] status, int options);
 

@@ -1,23 +1,22 @@
 package io.jbof.initiator.cli;
 
-import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.SplittableRandom;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A crash-consistency check across target crashes and power cuts, in the manner of diskchecker: one run
@@ -25,30 +24,55 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * then writes random versioned blocks with Flushes and FUA writes until the connection is lost (crash the
  * target or cut its power meanwhile) or the time is up, and saves the model for the next run.
  */
-@Command(name = "durability", description = {
-        "Crash-consistency check: verify what the last run left, then write with Flush and FUA until the target is lost.",
-        "Run it, crash or power-cut the target while it writes, restart the target, run it again with the same --model."})
+@Command(
+        name = "durability",
+        description = {
+            "Crash-consistency check: verify what the last run left, then write with Flush and FUA until the target is lost.",
+            "Run it, crash or power-cut the target while it writes, restart the target, run it again with the same --model."
+        })
 public final class DurabilityCommand implements Callable<Integer> {
-    @Mixin ConnectionOptions conn;
-    @Spec CommandSpec spec;
+    @Mixin
+    ConnectionOptions conn;
 
-    @Option(names = {"-N", "--namespace-id"}, paramLabel = "NSID", defaultValue = "1", description = "Namespace ID (default 1).")
+    @Spec
+    CommandSpec spec;
+
+    @Option(
+            names = {"-N", "--namespace-id"},
+            paramLabel = "NSID",
+            defaultValue = "1",
+            description = "Namespace ID (default 1).")
     int nsid;
 
-    @Option(names = "--model", paramLabel = "FILE", required = true,
-            description = "Where the model of durable versions is kept between runs (keep it off the target's machine).")
+    @Option(
+            names = "--model",
+            paramLabel = "FILE",
+            required = true,
+            description =
+                    "Where the model of durable versions is kept between runs (keep it off the target's machine).")
     Path model;
 
-    @Option(names = "--blocks", paramLabel = "N", defaultValue = "4096", description = "Blocks in the region, from LBA 0 (default 4096; first run only).")
+    @Option(
+            names = "--blocks",
+            paramLabel = "N",
+            defaultValue = "4096",
+            description = "Blocks in the region, from LBA 0 (default 4096; first run only).")
     int blocks;
 
-    @Option(names = "--max-seconds", paramLabel = "S", defaultValue = "60", description = "Stop writing after this long if the target is not lost first (default 60).")
+    @Option(
+            names = "--max-seconds",
+            paramLabel = "S",
+            defaultValue = "60",
+            description = "Stop writing after this long if the target is not lost first (default 60).")
     int maxSeconds;
 
     @Option(names = "--seed", paramLabel = "N", description = "Random seed (printed).")
     Long seed;
 
-    @Option(names = "--destroy-data", required = true, description = "Required: confirms the region's contents may be overwritten.")
+    @Option(
+            names = "--destroy-data",
+            required = true,
+            description = "Required: confirms the region's contents may be overwritten.")
     boolean destroy;
 
     @Override
@@ -58,10 +82,12 @@ public final class DurabilityCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (NvmeController c = NvmeController.connect(conn.toOptions(null, 2))) {
             Namespace ns = c.namespace(nsid);
-            DurabilityModel m = first ? new DurabilityModel(nsid, 0, (int) Math.min(blocks, ns.blocks()), ns.blockSize()) : DurabilityModel.load(model);
+            DurabilityModel m = first
+                    ? new DurabilityModel(nsid, 0, (int) Math.min(blocks, ns.blocks()), ns.blockSize())
+                    : DurabilityModel.load(model);
             if (m.blockSize() != ns.blockSize() || m.blocks() > ns.blocks()) {
-                throw new IllegalArgumentException(model + " describes " + m.blocks() + " blocks of " + m.blockSize() + " bytes; namespace "
-                        + nsid + " has " + ns.blocks() + " of " + ns.blockSize());
+                throw new IllegalArgumentException(model + " describes " + m.blocks() + " blocks of " + m.blockSize()
+                        + " bytes; namespace " + nsid + " has " + ns.blocks() + " of " + ns.blockSize());
             }
             if (!first) {
                 try {
@@ -77,7 +103,8 @@ public final class DurabilityCommand implements Callable<Integer> {
             out.flush();
             boolean lost = writeUntilLost(ns, m, new SplittableRandom(s));
             m.save(model);
-            out.printf("%s: %d writes acknowledged, %d flushes, %d FUA writes; model saved to %s%n",
+            out.printf(
+                    "%s: %d writes acknowledged, %d flushes, %d FUA writes; model saved to %s%n",
                     lost ? "target lost" : "time is up", m.acknowledged(), m.flushes(), m.fuaWrites(), model);
             out.flush();
             return 0;
@@ -107,7 +134,8 @@ public final class DurabilityCommand implements Callable<Integer> {
             if (kind < 5) {
                 long[] snapshot = m.flushSnapshot();
                 ns.flush().whenComplete((v, e) -> {
-                    if (e == null) m.flushDone(snapshot); else lost.set(true);
+                    if (e == null) m.flushDone(snapshot);
+                    else lost.set(true);
                     slots.release();
                 });
                 continue;
@@ -115,7 +143,10 @@ public final class DurabilityCommand implements Callable<Integer> {
             boolean fua = kind < 15;
             int n = 1 + rnd.nextInt(Math.min(16, m.blocks()));
             long[] claim = m.startWrite(rnd, n);
-            if (claim == null) { slots.release(); continue; }
+            if (claim == null) {
+                slots.release();
+                continue;
+            }
             int firstBlock = (int) claim[0];
             long v = claim[1];
             ByteBuf data = PooledByteBufAllocator.DEFAULT.directBuffer(n * bs);

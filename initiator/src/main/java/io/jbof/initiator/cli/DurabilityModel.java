@@ -1,10 +1,9 @@
 package io.jbof.initiator.cli;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import io.jbof.initiator.VerifyBlock;
 import io.netty.buffer.ByteBuf;
-
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -54,13 +53,33 @@ public final class DurabilityModel {
         for (int b = 0; b < blocks; b++) since.add(new ArrayList<>());
     }
 
-    public int nsid() { return nsid; }
-    public long base() { return base; }
-    public int blocks() { return blocks; }
-    public int blockSize() { return bs; }
-    public synchronized long acknowledged() { return acknowledged; }
-    public synchronized long flushes() { return flushes; }
-    public synchronized long fuaWrites() { return fuaWrites; }
+    public int nsid() {
+        return nsid;
+    }
+
+    public long base() {
+        return base;
+    }
+
+    public int blocks() {
+        return blocks;
+    }
+
+    public int blockSize() {
+        return bs;
+    }
+
+    public synchronized long acknowledged() {
+        return acknowledged;
+    }
+
+    public synchronized long flushes() {
+        return flushes;
+    }
+
+    public synchronized long fuaWrites() {
+        return fuaWrites;
+    }
 
     /** Claims n blocks that no write in flight touches and a new version for them: {first block, version}, or null. */
     public synchronized long[] startWrite(SplittableRandom rnd, int n) {
@@ -74,7 +93,7 @@ public final class DurabilityModel {
                 inFlight[b] = true;
                 since.get(b).add(v);
             }
-            return new long[]{first, v};
+            return new long[] {first, v};
         }
         return null;
     }
@@ -123,8 +142,8 @@ public final class DurabilityModel {
         for (int b = 0; b < blocks; b++) {
             long v = versionIn(all, b * bs, base + b, when);
             if (v != durable[b] && !since.get(b).contains(v)) {
-                throw new IllegalStateException(when + ": block " + (base + b) + " holds version " + v + "; durable was " + durable[b]
-                        + ", written since " + since.get(b));
+                throw new IllegalStateException(when + ": block " + (base + b) + " holds version " + v
+                        + "; durable was " + durable[b] + ", written since " + since.get(b));
             }
             durable[b] = v;
             lastAcked[b] = v;
@@ -150,7 +169,8 @@ public final class DurabilityModel {
     /** Saves the model durably (temp file, fsync, rename): it must outlive the crash it describes. */
     public synchronized void save(Path file) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (OutputStream os = Files.newOutputStream(tmp); DataOutputStream out = new DataOutputStream(new BufferedOutputStream(os))) {
+        try (OutputStream os = Files.newOutputStream(tmp);
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(os))) {
             out.writeInt(MAGIC);
             out.writeInt(nsid);
             out.writeLong(base);
@@ -170,7 +190,8 @@ public final class DurabilityModel {
     }
 
     public static DurabilityModel load(Path file) throws IOException {
-        try (InputStream is = Files.newInputStream(file); DataInputStream in = new DataInputStream(new BufferedInputStream(is))) {
+        try (InputStream is = Files.newInputStream(file);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(is))) {
             if (in.readInt() != MAGIC) throw new IOException(file + " is not a jbof durability model");
             DurabilityModel m = new DurabilityModel(in.readInt(), in.readLong(), in.readInt(), in.readInt());
             m.version = in.readLong();

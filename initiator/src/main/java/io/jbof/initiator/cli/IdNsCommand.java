@@ -4,17 +4,21 @@ import io.jbof.initiator.NamespaceInfo;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.util.concurrent.Callable;
-
 @Command(name = "id-ns", description = "Print a namespace's Identify Namespace data.")
 public final class IdNsCommand implements Callable<Integer> {
-    @Mixin ConnectionOptions conn;
+    @Mixin
+    ConnectionOptions conn;
 
-    @Option(names = {"-N", "--namespace-id"}, paramLabel = "NSID", description = "Namespace ID (default 1).", defaultValue = "1")
+    @Option(
+            names = {"-N", "--namespace-id"},
+            paramLabel = "NSID",
+            description = "Namespace ID (default 1).",
+            defaultValue = "1")
     int nsid;
 
     @Override
@@ -24,7 +28,8 @@ public final class IdNsCommand implements Callable<Integer> {
             c.identify(0x00, nsid, b);
             NamespaceInfo n = NamespaceInfo.parse(nsid, b);
             if (!n.active()) {
-                System.err.println("jbof: namespace " + nsid + " is not active on " + c.info().subsystemNqn());
+                System.err.println("jbof: namespace " + nsid + " is not active on "
+                        + c.info().subsystemNqn());
                 return 1;
             }
             System.out.println("NVME Identify Namespace " + nsid + ":");
@@ -35,10 +40,12 @@ public final class IdNsCommand implements Callable<Integer> {
             System.out.printf("flbas   : 0%n");
             System.out.printf("nmic    : %d%n", n.nmic());
             System.out.printf("dlfeat  : %d%n", n.dlfeat());
-            System.out.printf("nsattr  : %d%s%n", n.writeProtected() ? 1 : 0, n.writeProtected() ? " (write protected)" : "");
+            System.out.printf(
+                    "nsattr  : %d%s%n", n.writeProtected() ? 1 : 0, n.writeProtected() ? " (write protected)" : "");
             System.out.printf("nguid   : %s%n", n.nguid().toString().replace("-", ""));
             System.out.printf("eui64   : %016x%n", n.eui64());
-            System.out.printf("lbaf  0 : ms:0   lbads:%d rp:0 (in use)%n", Integer.numberOfTrailingZeros(n.blockSize()));
+            System.out.printf(
+                    "lbaf  0 : ms:0   lbads:%d rp:0 (in use)%n", Integer.numberOfTrailingZeros(n.blockSize()));
         }
         return 0;
     }

@@ -4,29 +4,43 @@ import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.io.FileOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 @Command(name = "read", description = "Read bytes of a namespace to a file or stdout (dd-like; any offset and length).")
 public final class ReadCommand implements Callable<Integer> {
-    @Mixin ConnectionOptions conn;
+    @Mixin
+    ConnectionOptions conn;
 
-    @Option(names = {"-N", "--namespace-id"}, paramLabel = "NSID", defaultValue = "1", description = "Namespace ID (default 1).")
+    @Option(
+            names = {"-N", "--namespace-id"},
+            paramLabel = "NSID",
+            defaultValue = "1",
+            description = "Namespace ID (default 1).")
     int nsid;
 
-    @Option(names = {"-o", "--offset"}, paramLabel = "BYTES", defaultValue = "0", description = "Byte offset (K/M/G suffixes allowed).")
+    @Option(
+            names = {"-o", "--offset"},
+            paramLabel = "BYTES",
+            defaultValue = "0",
+            description = "Byte offset (K/M/G suffixes allowed).")
     String offset;
 
-    @Option(names = {"-l", "--length"}, paramLabel = "BYTES", description = "Bytes to read (default: to the end).")
+    @Option(
+            names = {"-l", "--length"},
+            paramLabel = "BYTES",
+            description = "Bytes to read (default: to the end).")
     String length;
 
-    @Option(names = {"-d", "--data", "--output"}, paramLabel = "FILE", description = "Output file (default stdout).")
+    @Option(
+            names = {"-d", "--data", "--output"},
+            paramLabel = "FILE",
+            description = "Output file (default stdout).")
     Path output;
 
     @Override

@@ -1,12 +1,13 @@
 package io.jbof.initiator.cli;
 
-import java.util.UUID;
 import io.jbof.initiator.ConnectOptions;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
-import java.util.concurrent.Callable;
-
-@Command(name = "show-hostnqn", description = "Print the host NQN and host ID this machine connects with (as nvme show-hostnqn).")
+@Command(
+        name = "show-hostnqn",
+        description = "Print the host NQN and host ID this machine connects with (as nvme show-hostnqn).")
 public final class ShowHostnqnCommand implements Callable<Integer> {
     @Override
     public Integer call() {

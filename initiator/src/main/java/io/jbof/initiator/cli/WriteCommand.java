@@ -4,29 +4,43 @@ import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.io.FileInputStream;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 @Command(name = "write", description = "Write a file or stdin to a namespace at a byte offset (dd-like), then Flush.")
 public final class WriteCommand implements Callable<Integer> {
-    @Mixin ConnectionOptions conn;
+    @Mixin
+    ConnectionOptions conn;
 
-    @Option(names = {"-N", "--namespace-id"}, paramLabel = "NSID", defaultValue = "1", description = "Namespace ID (default 1).")
+    @Option(
+            names = {"-N", "--namespace-id"},
+            paramLabel = "NSID",
+            defaultValue = "1",
+            description = "Namespace ID (default 1).")
     int nsid;
 
-    @Option(names = {"-o", "--offset"}, paramLabel = "BYTES", defaultValue = "0", description = "Byte offset (K/M/G suffixes allowed).")
+    @Option(
+            names = {"-o", "--offset"},
+            paramLabel = "BYTES",
+            defaultValue = "0",
+            description = "Byte offset (K/M/G suffixes allowed).")
     String offset;
 
-    @Option(names = {"-l", "--length"}, paramLabel = "BYTES", description = "Bytes to write (default: all of the input).")
+    @Option(
+            names = {"-l", "--length"},
+            paramLabel = "BYTES",
+            description = "Bytes to write (default: all of the input).")
     String length;
 
-    @Option(names = {"-d", "--data", "--input"}, paramLabel = "FILE", description = "Input file (default stdin).")
+    @Option(
+            names = {"-d", "--data", "--input"},
+            paramLabel = "FILE",
+            description = "Input file (default stdin).")
     Path input;
 
     @Option(names = "--fua", description = "Force Unit Access on every write.")
@@ -71,7 +85,8 @@ public final class WriteCommand implements Callable<Integer> {
             }
             buf.release();
             if (!noFlush) ns.flushBlocking();
-            System.err.println("jbof: wrote " + written + " bytes to namespace " + nsid + (noFlush ? "" : " and flushed"));
+            System.err.println(
+                    "jbof: wrote " + written + " bytes to namespace " + nsid + (noFlush ? "" : " and flushed"));
         }
         return 0;
     }

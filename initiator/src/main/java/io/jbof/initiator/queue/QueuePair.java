@@ -1,6 +1,5 @@
 package io.jbof.initiator.queue;
 
-import java.util.concurrent.RejectedExecutionException;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.transport.HostCommand;
@@ -9,17 +8,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
 import io.netty.util.internal.PlatformDependent;
-
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Queue;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One host queue: command IDs (slot index = CID), the commands in flight, the ones waiting for a free
@@ -54,6 +52,7 @@ public final class QueuePair implements HostConnection.Listener {
     private boolean parked;
     /** While parked: new commands fail at once (fast_io_fail_tmo passed) instead of waiting. */
     private Throwable parkedFailure;
+
     private volatile boolean closing;
 
     public QueuePair(int qid, int depth, long defaultTimeoutNanos) {
@@ -76,11 +75,25 @@ public final class QueuePair implements HostConnection.Listener {
         timeoutCheck = loop.scheduleAtFixedRate(this::expireTimedOut, period, period, TimeUnit.MILLISECONDS);
     }
 
-    public int qid() { return qid; }
-    public int depth() { return slots.length; }
-    public EventExecutor executor() { return loop; }
-    public HostConnection connection() { return connection; }
-    public boolean isOpen() { return closedCause == null && connection != null && connection.isOpen(); }
+    public int qid() {
+        return qid;
+    }
+
+    public int depth() {
+        return slots.length;
+    }
+
+    public EventExecutor executor() {
+        return loop;
+    }
+
+    public HostConnection connection() {
+        return connection;
+    }
+
+    public boolean isOpen() {
+        return closedCause == null && connection != null && connection.isOpen();
+    }
 
     /** Submits from any thread; the callback runs on this queue's event loop. */
     public void submit(Request r) {
@@ -150,8 +163,13 @@ public final class QueuePair implements HostConnection.Listener {
         long now = System.nanoTime();
         for (Slot s : slots) {
             if (s.request != null && now - s.deadline > 0) {
-                String what = String.format("command opcode 0x%02x (CID %d) on queue %d timed out after %d ms; closing the queue",
-                        s.request.opcode, s.cid, qid, TimeUnit.NANOSECONDS.toMillis(s.request.timeoutNanos > 0 ? s.request.timeoutNanos : defaultTimeoutNanos));
+                String what = String.format(
+                        "command opcode 0x%02x (CID %d) on queue %d timed out after %d ms; closing the queue",
+                        s.request.opcode,
+                        s.cid,
+                        qid,
+                        TimeUnit.NANOSECONDS.toMillis(
+                                s.request.timeoutNanos > 0 ? s.request.timeoutNanos : defaultTimeoutNanos));
                 log.warn(what);
                 if (parkOnLoss && !closing) {
                     // Error recovery as Linux does it: drop the connection; its commands are resent after reconnecting.
@@ -292,7 +310,8 @@ public final class QueuePair implements HostConnection.Listener {
     private final class Slot implements HostCommand {
         final int cid;
         // Heap: the transport copies it into its PDU header, and it lives as long as the queue object.
-        final ByteBuf capsule = Unpooled.buffer(NvmeCommand.SIZE, NvmeCommand.SIZE).writerIndex(NvmeCommand.SIZE);
+        final ByteBuf capsule =
+                Unpooled.buffer(NvmeCommand.SIZE, NvmeCommand.SIZE).writerIndex(NvmeCommand.SIZE);
         final NvmeCommand command = new NvmeCommand().wrap(capsule, 0);
         Request request;
         long deadline;
@@ -302,12 +321,35 @@ public final class QueuePair implements HostConnection.Listener {
             this.cid = cid;
         }
 
-        @Override public ByteBuf capsule() { return capsule; }
-        @Override public ByteBuf data() { return request.data; }
-        @Override public int dataLength() { return request.dataLength; }
-        @Override public boolean dataToController() { return request.toController; }
-        @Override public int transferred() { return transferred; }
-        @Override public void transferred(int bytes) { transferred = bytes; }
+        @Override
+        public ByteBuf capsule() {
+            return capsule;
+        }
+
+        @Override
+        public ByteBuf data() {
+            return request.data;
+        }
+
+        @Override
+        public int dataLength() {
+            return request.dataLength;
+        }
+
+        @Override
+        public boolean dataToController() {
+            return request.toController;
+        }
+
+        @Override
+        public int transferred() {
+            return transferred;
+        }
+
+        @Override
+        public void transferred(int bytes) {
+            transferred = bytes;
+        }
 
         @Override
         public void onCompletion(NvmeCompletion c) {

@@ -1,8 +1,8 @@
 package io.jbof.initiator.queue;
 
-import java.util.Arrays;
 import io.jbof.nvme.NvmeCommand;
 import io.netty.buffer.ByteBuf;
+import java.util.Arrays;
 
 /**
  * A command to submit: the SQE fields the caller sets, the data buffer, and the callback. Reusable:
@@ -14,9 +14,11 @@ public class Request {
     public int nsid;
     /** Fabrics command type (byte 4) when opcode is 0x7F; otherwise NSID is used. */
     public int fctype = -1;
+
     public final int[] cdw = new int[16];
     /** For writes: readable bytes are sent. For reads: data lands at readerIndex. */
     public ByteBuf data;
+
     public int dataLength;
     public boolean toController;
     /** Extra capsule bytes for Fabrics commands (offsets 40..63 are in cdw[10..15]). */
@@ -46,7 +48,8 @@ public class Request {
     void encode(NvmeCommand cmd) {
         cmd.clear();
         cmd.opcode(opcode).flags(flags);
-        if (fctype >= 0) cmd.fctype(fctype); else cmd.nsid(nsid);
+        if (fctype >= 0) cmd.fctype(fctype);
+        else cmd.nsid(nsid);
         for (int i = 10; i < 16; i++) cmd.cdw(i, cdw[i]);
         if (cdw[2] != 0) cmd.cdw(2, cdw[2]);
         if (cdw[3] != 0) cmd.cdw(3, cdw[3]);

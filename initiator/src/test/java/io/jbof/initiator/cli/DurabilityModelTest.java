@@ -1,17 +1,16 @@
 package io.jbof.initiator.cli;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The crash-consistency model: what it accepts after a crash, what it catches, and that it outlives the run. */
 class DurabilityModelTest {
@@ -20,6 +19,7 @@ class DurabilityModelTest {
 
     /** A region as the medium would hold it: block b at b * BS. */
     private final ByteBuf disk = Unpooled.buffer(BLOCKS * BS).writerIndex(BLOCKS * BS);
+
     private final SplittableRandom rnd = new SplittableRandom(1);
 
     /** Writes one block of a new version to the model and (when {@code lands}) to the disk; returns the version. */
@@ -59,11 +59,15 @@ class DurabilityModelTest {
         DurabilityModel m = new DurabilityModel(1, 0, BLOCKS, BS);
         write(m, true, true);
         disk.setByte(3 * BS + 300, disk.getByte(3 * BS + 300) ^ 1);
-        assertTrue(assertThrows(IllegalStateException.class, () -> m.verifyAndRebase(disk, "test")).getMessage().contains("torn"));
+        assertTrue(assertThrows(IllegalStateException.class, () -> m.verifyAndRebase(disk, "test"))
+                .getMessage()
+                .contains("torn"));
 
         m.fill(disk, 3 * BS, 3, 1);
         disk.setBytes(5 * BS, disk, 4 * BS, BS); // block 4's data at block 5
-        assertTrue(assertThrows(IllegalStateException.class, () -> m.verifyAndRebase(disk, "test")).getMessage().contains("holds block 4"));
+        assertTrue(assertThrows(IllegalStateException.class, () -> m.verifyAndRebase(disk, "test"))
+                .getMessage()
+                .contains("holds block 4"));
     }
 
     @Test

@@ -1,8 +1,7 @@
 package io.jbof.target.cli;
 
-import io.jbof.util.Sizes;
 import io.jbof.target.config.TargetConfig;
-
+import io.jbof.util.Sizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -25,7 +24,9 @@ final class NamespaceSpec {
         } else {
             spec.ns.path = pathAndSize;
         }
-        if (spec.ns.path.isEmpty()) throw new IllegalArgumentException("--namespace '" + text + "' has no path (use PATH:SIZE, e.g. /var/lib/jbof/vol1.img:1G)");
+        if (spec.ns.path.isEmpty())
+            throw new IllegalArgumentException(
+                    "--namespace '" + text + "' has no path (use PATH:SIZE, e.g. /var/lib/jbof/vol1.img:1G)");
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].trim();
             if (p.equals("ro") || p.equals("readonly")) {
@@ -36,13 +37,15 @@ final class NamespaceSpec {
                 spec.ns.force = true;
             } else if (p.startsWith("bs=")) {
                 spec.ns.blockSize = number(p.substring(3), "bs", text);
-                if (spec.ns.blockSize != 512 && spec.ns.blockSize != 4096) throw new IllegalArgumentException("block size must be 512 or 4096, not " + p.substring(3));
+                if (spec.ns.blockSize != 512 && spec.ns.blockSize != 4096)
+                    throw new IllegalArgumentException("block size must be 512 or 4096, not " + p.substring(3));
             } else if (p.startsWith("nsid=")) {
                 spec.ns.nsid = number(p.substring(5), "nsid", text);
             } else if (p.startsWith("nqn=")) {
                 spec.nqn = p.substring(4);
             } else {
-                throw new IllegalArgumentException("unknown namespace option '" + p + "' in '" + text + "' (known: bs=512|4096, ro, direct, force, nsid=N, nqn=NQN)");
+                throw new IllegalArgumentException("unknown namespace option '" + p + "' in '" + text
+                        + "' (known: bs=512|4096, ro, direct, force, nsid=N, nqn=NQN)");
             }
         }
         return spec;

@@ -1,10 +1,9 @@
 package io.jbof.target.cli;
 
+import java.nio.charset.StandardCharsets;
 import jnr.ffi.LibraryLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.charset.StandardCharsets;
 
 /**
  * sd_notify(3) without libsystemd: one datagram to the socket systemd names in NOTIFY_SOCKET, so a

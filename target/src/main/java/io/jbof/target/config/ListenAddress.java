@@ -17,7 +17,8 @@ public record ListenAddress(String host, int port) {
             if (end < 0) throw new IllegalArgumentException("'" + text + "': missing ']' after the IPv6 address");
             host = t.substring(1, end);
             if (end + 1 < t.length()) {
-                if (t.charAt(end + 1) != ':') throw new IllegalArgumentException("'" + text + "': expected ':' after ']'");
+                if (t.charAt(end + 1) != ':')
+                    throw new IllegalArgumentException("'" + text + "': expected ':' after ']'");
                 port = parsePort(text, t.substring(end + 2));
             }
         } else {

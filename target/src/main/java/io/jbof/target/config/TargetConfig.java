@@ -1,16 +1,15 @@
 package io.jbof.target.config;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The target's configuration: what the JSON config file holds and what the command-line flags build.
@@ -20,6 +19,7 @@ import java.util.List;
 public final class TargetConfig {
     /** host:port addresses to listen on (IPv6 as [addr]:port). */
     public List<String> listen = new ArrayList<>();
+
     public String transport = "tcp";
     public List<SubsystemConfig> subsystems = new ArrayList<>();
     public int maxIoQueues = Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -43,6 +43,7 @@ public final class TargetConfig {
         public String model = "jbof";
         /** Any host NQN may connect; otherwise only those in {@link #hosts}. */
         public Boolean allowAnyHost;
+
         public List<String> hosts = new ArrayList<>();
         /**
          * Host NQN to its DH-HMAC-CHAP secret ({@code DHHC-1:...}, or {@code @FILE} holding one): the host
@@ -53,6 +54,7 @@ public final class TargetConfig {
         public Map<String, String> dhchapCtrlSecrets = new LinkedHashMap<>();
         /** Per host NQN: its configured TLS PSK (NVMeTLSkey-1:..., or @FILE). Such a host is allowed. */
         public Map<String, String> tlsKeys = new LinkedHashMap<>();
+
         public List<NamespaceConfig> namespaces = new ArrayList<>();
         /** The target's listen addresses this subsystem is reachable on; null: every one of them. */
         public List<String> listen;
@@ -75,6 +77,7 @@ public final class TargetConfig {
         public String path;
         /** Size used to create the file when it does not exist, e.g. "1G". */
         public String size;
+
         public int blockSize = 4096;
         public boolean readOnly;
         /** O_DIRECT: reads and writes bypass the target's page cache. */
@@ -115,7 +118,8 @@ public final class TargetConfig {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException("controller ID range must be MIN-MAX (e.g. 1-1000), not '" + cntlidRange + "'");
+        throw new IllegalArgumentException(
+                "controller ID range must be MIN-MAX (e.g. 1-1000), not '" + cntlidRange + "'");
     }
 
     public static TargetConfig read(Path file) throws IOException {
@@ -123,8 +127,12 @@ public final class TargetConfig {
         try {
             return m.readValue(file.toFile(), TargetConfig.class);
         } catch (JsonProcessingException e) {
-            throw new IOException("config file " + file + " is not valid: " + e.getOriginalMessage()
-                    + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""), e);
+            throw new IOException(
+                    "config file " + file + " is not valid: " + e.getOriginalMessage()
+                            + (e.getLocation() != null
+                                    ? " (line " + e.getLocation().getLineNr() + ")"
+                                    : ""),
+                    e);
         }
     }
 }

@@ -11,7 +11,6 @@ import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
-
 /** The admin command set: Identify, Get Log Page, Set/Get Features, Keep Alive, AER, Abort. */
 final class AdminCommands {
     static final int AER_LIMIT = 4;
@@ -33,11 +32,21 @@ final class AdminCommands {
             return;
         }
         switch (opcode) {
-            case Opcodes.ADMIN_IDENTIFY: identify(c, req); break;
-            case Opcodes.ADMIN_GET_LOG_PAGE: getLogPage(c, req); break;
-            case Opcodes.ADMIN_SET_FEATURES: setFeatures(c, req); break;
-            case Opcodes.ADMIN_GET_FEATURES: getFeatures(c, req); break;
-            case Opcodes.ADMIN_KEEP_ALIVE: req.complete(Status.SUCCESS, 0); break;
+            case Opcodes.ADMIN_IDENTIFY:
+                identify(c, req);
+                break;
+            case Opcodes.ADMIN_GET_LOG_PAGE:
+                getLogPage(c, req);
+                break;
+            case Opcodes.ADMIN_SET_FEATURES:
+                setFeatures(c, req);
+                break;
+            case Opcodes.ADMIN_GET_FEATURES:
+                getFeatures(c, req);
+                break;
+            case Opcodes.ADMIN_KEEP_ALIVE:
+                req.complete(Status.SUCCESS, 0);
+                break;
             case Opcodes.ADMIN_ASYNC_EVENT_REQUEST:
                 if (!c.holdAer(req, AER_LIMIT)) req.complete(Status.dnr(Status.ASYNC_EVENT_LIMIT_EXCEEDED), 0);
                 break;
@@ -59,7 +68,8 @@ final class AdminCommands {
         }
         if (len < data.readableBytes()) data.writerIndex(data.readerIndex() + len);
         if (len > data.readableBytes()) data = padded(data, len);
-        if (data.readableBytes() > 0) req.sendData(data); else data.release();
+        if (data.readableBytes() > 0) req.sendData(data);
+        else data.release();
         req.complete(Status.SUCCESS, 0);
     }
 
@@ -92,7 +102,12 @@ final class AdminCommands {
         ByteBuf b = buffer(4096);
         switch (cns) {
             case 0x01:
-                IdentifyData.controller(b, c, target.limits(), req.queue().transport().keyedSgls(), req.queue().maxTransferBytes());
+                IdentifyData.controller(
+                        b,
+                        c,
+                        target.limits(),
+                        req.queue().transport().keyedSgls(),
+                        req.queue().maxTransferBytes());
                 break;
             case 0x00:
                 if (nsid == 0 || nsid == NSID_ALL) {
@@ -143,7 +158,9 @@ final class AdminCommands {
             return;
         }
         // NUMD is 32 bits: without these bounds a host could make us allocate 16 GiB (found by fuzzing).
-        if ((offset & 3) != 0 || length > req.transferLength() || length > target.limits().maxTransferBytes(req.queue().maxTransferBytes())) {
+        if ((offset & 3) != 0
+                || length > req.transferLength()
+                || length > target.limits().maxTransferBytes(req.queue().maxTransferBytes())) {
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return;
         }
@@ -157,10 +174,18 @@ final class AdminCommands {
             if (!retain) c.discoveryLogRead();
         } else {
             switch (lid) {
-                case Opcodes.LOG_ERROR_INFORMATION: page = zeroed(64); break;
-                case Opcodes.LOG_SMART_HEALTH: page = smart(c); break;
-                case Opcodes.LOG_FIRMWARE_SLOT: page = firmwareSlots(); break;
-                case Opcodes.LOG_CHANGED_NAMESPACES: page = changedNamespaces(c, retain); break;
+                case Opcodes.LOG_ERROR_INFORMATION:
+                    page = zeroed(64);
+                    break;
+                case Opcodes.LOG_SMART_HEALTH:
+                    page = smart(c);
+                    break;
+                case Opcodes.LOG_FIRMWARE_SLOT:
+                    page = firmwareSlots();
+                    break;
+                case Opcodes.LOG_CHANGED_NAMESPACES:
+                    page = changedNamespaces(c, retain);
+                    break;
                 case Opcodes.LOG_ANA:
                     page = AnaLogPage.of(c, ((cdw10 >>> 8) & 0xF & AnaLog.LSP_RGO) != 0);
                     if (!retain) c.anaLogRead();
@@ -195,9 +220,9 @@ final class AdminCommands {
     private ByteBuf smart(Controller c) {
         ByteBuf b = zeroed(512);
         long[] io = c.ioCounters();
-        b.setShortLE(1, 273 + 35);   // composite temperature, kelvin
-        b.setByte(3, 100);           // available spare %
-        b.setByte(4, 10);            // spare threshold %
+        b.setShortLE(1, 273 + 35); // composite temperature, kelvin
+        b.setByte(3, 100); // available spare %
+        b.setByte(4, 10); // spare threshold %
         // Data units are thousands of 512-byte units, rounded up.
         b.setLongLE(32, (io[2] / 512 + 999) / 1000);
         b.setLongLE(48, (io[3] / 512 + 999) / 1000);

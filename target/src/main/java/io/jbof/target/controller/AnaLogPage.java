@@ -6,7 +6,6 @@ import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.netty.buffer.ByteBuf;
-
 import java.util.Collection;
 
 /**

@@ -1,21 +1,20 @@
 package io.jbof.target.controller;
 
-import io.jbof.nvme.Status;
-import java.util.Arrays;
 import io.jbof.nvme.Properties;
+import io.jbof.nvme.Status;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One host's association with a subsystem: its admin queue, its I/O queues, the controller
@@ -32,6 +31,7 @@ public final class Controller {
     private final UUID hostId;
     /** The subsystem's listener on the port the host connected through (its ANA states); null for discovery. */
     private final Listener listener;
+
     private final TargetContext target;
     private final long cap;
     private final QueueSession[] ioQueues;
@@ -57,8 +57,15 @@ public final class Controller {
     private boolean anaEventPending;
     private boolean anaEventMasked;
 
-    Controller(int id, Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis, TargetContext target,
-               Listener listener) {
+    Controller(
+            int id,
+            Subsystem subsystem,
+            boolean discovery,
+            String hostNqn,
+            UUID hostId,
+            int katoMillis,
+            TargetContext target,
+            Listener listener) {
         this.id = id;
         this.listener = listener;
         this.subsystem = subsystem;
@@ -73,19 +80,57 @@ public final class Controller {
         this.grantedIoQueues = limits.maxIoQueues();
     }
 
-    public int id() { return id; }
-    public Subsystem subsystem() { return subsystem; }
-    public boolean isDiscovery() { return discovery; }
-    public String hostNqn() { return hostNqn; }
-    public UUID hostId() { return hostId; }
-    public long cap() { return cap; }
-    public int cc() { return cc; }
-    public int csts() { return csts; }
-    public int katoMillis() { return katoMillis; }
-    public int grantedIoQueues() { return grantedIoQueues; }
-    public int asyncEventConfig() { return asyncEventConfig; }
-    public TargetContext target() { return target; }
-    public Listener listener() { return listener; }
+    public int id() {
+        return id;
+    }
+
+    public Subsystem subsystem() {
+        return subsystem;
+    }
+
+    public boolean isDiscovery() {
+        return discovery;
+    }
+
+    public String hostNqn() {
+        return hostNqn;
+    }
+
+    public UUID hostId() {
+        return hostId;
+    }
+
+    public long cap() {
+        return cap;
+    }
+
+    public int cc() {
+        return cc;
+    }
+
+    public int csts() {
+        return csts;
+    }
+
+    public int katoMillis() {
+        return katoMillis;
+    }
+
+    public int grantedIoQueues() {
+        return grantedIoQueues;
+    }
+
+    public int asyncEventConfig() {
+        return asyncEventConfig;
+    }
+
+    public TargetContext target() {
+        return target;
+    }
+
+    public Listener listener() {
+        return listener;
+    }
 
     /** SUCCESS when commands to {@code ns} may run on this controller's path, else the path status (ANA inaccessible, ...). */
     int pathStatus(TargetNamespace ns) {
@@ -96,8 +141,13 @@ public final class Controller {
         return (csts & Properties.CSTS_RDY) != 0 && (csts & Properties.CSTS_CFS) == 0;
     }
 
-    void grantIoQueues(int n) { grantedIoQueues = n; }
-    void asyncEventConfig(int v) { asyncEventConfig = v; }
+    void grantIoQueues(int n) {
+        grantedIoQueues = n;
+    }
+
+    void asyncEventConfig(int v) {
+        asyncEventConfig = v;
+    }
 
     /** Any command on the admin queue counts as host activity for the keep-alive timer. */
     void keepAlive() {
@@ -132,12 +182,19 @@ public final class Controller {
 
     private void checkKeepAlive() {
         QueueAuthentication auth = admin != null ? admin.auth() : null;
-        int kato = auth != null && !auth.authenticated() ? Math.max(katoMillis, AUTHENTICATION_TIMEOUT_MILLIS) : katoMillis;
+        int kato = auth != null && !auth.authenticated()
+                ? Math.max(katoMillis, AUTHENTICATION_TIMEOUT_MILLIS)
+                : katoMillis;
         if (kato <= 0) return;
         long idleMillis = (System.nanoTime() - lastKeepAliveNanos) / 1_000_000;
         if (idleMillis >= kato) {
-            log.warn("keep-alive timeout: controller {} of host {} on {} heard nothing for {} ms (KATO {} ms); tearing it down",
-                    id, hostNqn, subsystem.nqn(), idleMillis, kato);
+            log.warn(
+                    "keep-alive timeout: controller {} of host {} on {} heard nothing for {} ms (KATO {} ms); tearing it down",
+                    id,
+                    hostNqn,
+                    subsystem.nqn(),
+                    idleMillis,
+                    kato);
             fatal("keep-alive timeout");
             return;
         }
@@ -166,7 +223,9 @@ public final class Controller {
 
         final String reason;
 
-        AttachRefusal(String reason) { this.reason = reason; }
+        AttachRefusal(String reason) {
+            this.reason = reason;
+        }
     }
 
     /** A queue's connection closed: an I/O queue just detaches; the admin queue takes the controller with it. */
@@ -217,8 +276,13 @@ public final class Controller {
         for (QueueSession s : toClose) if (s != null) s.closeQueue(reason);
     }
 
-    void setCc(int value) { cc = value; }
-    void setCsts(int value) { csts = value; }
+    void setCc(int value) {
+        cc = value;
+    }
+
+    void setCsts(int value) {
+        csts = value;
+    }
 
     public synchronized QueueSession[] queues() {
         QueueSession[] all = ioQueues.clone();

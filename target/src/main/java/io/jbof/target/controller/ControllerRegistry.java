@@ -2,12 +2,11 @@ package io.jbof.target.controller;
 
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Allocates controller IDs (dynamic model) from this target's range, 1..0xFFEF unless narrowed as
@@ -31,7 +30,8 @@ public final class ControllerRegistry {
 
     public ControllerRegistry(int maxControllers, int minId, int maxId) {
         if (minId < 1 || maxId > MAX_CNTLID || minId > maxId) {
-            throw new IllegalArgumentException("controller ID range must lie within 1-" + MAX_CNTLID + ", not " + minId + "-" + maxId);
+            throw new IllegalArgumentException(
+                    "controller ID range must lie within 1-" + MAX_CNTLID + ", not " + minId + "-" + maxId);
         }
         this.maxControllers = maxControllers;
         this.minId = minId;
@@ -40,8 +40,14 @@ public final class ControllerRegistry {
     }
 
     /** A new controller, or null when the limit of live controllers is reached. */
-    public synchronized Controller create(Subsystem subsystem, boolean discovery, String hostNqn, UUID hostId, int katoMillis,
-                                          TargetContext target, Listener listener) {
+    public synchronized Controller create(
+            Subsystem subsystem,
+            boolean discovery,
+            String hostNqn,
+            UUID hostId,
+            int katoMillis,
+            TargetContext target,
+            Listener listener) {
         if (live >= maxControllers) return null;
         for (int tries = 0; tries <= maxId - minId; tries++) {
             int id = next;

@@ -5,7 +5,6 @@ import io.jbof.nvme.DiscoveryLog;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.netty.buffer.ByteBuf;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,8 +39,11 @@ final class DiscoveryService {
                 b.setByte(at + DiscoveryLog.TRTYPE, p.transport().trtype());
                 b.setByte(at + DiscoveryLog.ADRFAM, p.ipv6() ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4);
                 b.setByte(at + DiscoveryLog.SUBTYPE, DiscoveryLog.SUBTYPE_NVME);
-                b.setByte(at + DiscoveryLog.TREQ, p.tls() == TlsMode.REQUIRED
-                        ? DiscoveryLog.TREQ_SECURE_REQUIRED : DiscoveryLog.TREQ_SECURE_NOT_REQUIRED);
+                b.setByte(
+                        at + DiscoveryLog.TREQ,
+                        p.tls() == TlsMode.REQUIRED
+                                ? DiscoveryLog.TREQ_SECURE_REQUIRED
+                                : DiscoveryLog.TREQ_SECURE_NOT_REQUIRED);
                 b.setShortLE(at + DiscoveryLog.PORTID, p.portId());
                 b.setShortLE(at + DiscoveryLog.CNTLID, Connect.CNTLID_DYNAMIC);
                 b.setShortLE(at + DiscoveryLog.ASQSZ, TargetLimits.ADMIN_QUEUE_ENTRIES);

@@ -1,25 +1,24 @@
 package io.jbof.target.controller;
 
-import io.jbof.nvme.auth.DhchapKey;
-import io.jbof.nvme.tls.TlsPskIdentity;
-import java.io.IOException;
-import java.util.concurrent.ForkJoinPool;
 import io.jbof.nvme.Connect;
-import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Nqn;
+import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
 import io.jbof.nvme.auth.AuthMessages;
+import io.jbof.nvme.auth.DhchapKey;
+import io.jbof.nvme.tls.TlsPskIdentity;
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.util.UUID;
+import java.util.concurrent.ForkJoinPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.UUID;
 
 /** Fabrics commands: Connect (admin and I/O queues), Property Get/Set, Disconnect. */
 final class FabricsCommands {
@@ -55,11 +54,17 @@ final class FabricsCommands {
         }
         switch (fctype) {
             case Opcodes.FCTYPE_PROPERTY_GET:
-                if (session.qid() != 0) { req.complete(Status.dnr(Status.INVALID_FIELD), 0); return; }
+                if (session.qid() != 0) {
+                    req.complete(Status.dnr(Status.INVALID_FIELD), 0);
+                    return;
+                }
                 propertyGet(c, req);
                 break;
             case Opcodes.FCTYPE_PROPERTY_SET:
-                if (session.qid() != 0) { req.complete(Status.dnr(Status.INVALID_FIELD), 0); return; }
+                if (session.qid() != 0) {
+                    req.complete(Status.dnr(Status.INVALID_FIELD), 0);
+                    return;
+                }
                 propertySet(session, c, req);
                 break;
             case Opcodes.FCTYPE_DISCONNECT:
@@ -79,7 +84,9 @@ final class FabricsCommands {
     private void authentication(QueueSession session, TargetRequest req, boolean send) {
         NvmeCommand cmd = req.command();
         QueueAuthentication auth = session.auth();
-        if (cmd.byteAt(43) != AuthMessages.SECP || cmd.byteAt(41) != AuthMessages.SPSP0 || cmd.byteAt(42) != AuthMessages.SPSP1) {
+        if (cmd.byteAt(43) != AuthMessages.SECP
+                || cmd.byteAt(41) != AuthMessages.SPSP0
+                || cmd.byteAt(42) != AuthMessages.SPSP1) {
             req.complete(Status.dnr(Status.INVALID_FIELD), 0);
             return;
         }
@@ -126,11 +133,12 @@ final class FabricsCommands {
     }
 
     /** After a Connect of a host with a DH-HMAC-CHAP secret: the queue must authenticate; Connect's DW0 says so. */
-    private static long requireAuthentication(QueueSession session, Subsystem subsystem, String hostnqn, int qid, int cntlid) {
+    private static long requireAuthentication(
+            QueueSession session, Subsystem subsystem, String hostnqn, int qid, int cntlid) {
         DhchapKey[] keys = subsystem.dhchapKeys(hostnqn);
         if (keys == null) return cntlid;
-        session.requireAuthentication(new QueueAuthentication(keys[0], keys[1], hostnqn, subsystem.nqn(),
-                "controller " + cntlid + " queue " + qid));
+        session.requireAuthentication(new QueueAuthentication(
+                keys[0], keys[1], hostnqn, subsystem.nqn(), "controller " + cntlid + " queue " + qid));
         return cntlid | AuthMessages.CONNECT_AUTHREQ_ATR;
     }
 
@@ -141,13 +149,18 @@ final class FabricsCommands {
         if (!session.claimConnect()) {
             // One Connect per queue, even while the first still waits for its data: a second would make a
             // second controller that only this queue's close could end, and nothing ends it.
-            log.warn("second Connect on queue {} from {}", session.qid(), session.queue().remoteAddress());
+            log.warn(
+                    "second Connect on queue {} from {}",
+                    session.qid(),
+                    session.queue().remoteAddress());
             req.complete(Status.dnr(Status.COMMAND_SEQUENCE_ERROR), 0);
             return;
         }
         if (cmd.u16At(Connect.OFF_RECFMT) != 0) {
             session.connectFailed();
-            req.complete(Status.dnr(Status.CONNECT_INCOMPATIBLE_FORMAT), Connect.invalidParameterInCommand(Connect.OFF_RECFMT));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INCOMPATIBLE_FORMAT),
+                    Connect.invalidParameterInCommand(Connect.OFF_RECFMT));
             return;
         }
         if (req.sglStatus() != Status.SUCCESS) {
@@ -196,33 +209,50 @@ final class FabricsCommands {
         Subsystem subsystem = target.subsystem(subnqn);
         if (subsystem == null) {
             log.warn("Connect from {} (host {}) refused: no subsystem '{}'", peer, hostnqn, subnqn);
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                    Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
             return false;
         }
         if (!Nqn.isValid(hostnqn)) {
             log.warn("Connect from {} refused: host NQN '{}' is invalid: {}", peer, hostnqn, Nqn.problem(hostnqn));
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                    Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
             return false;
         }
         TlsPskIdentity tls = session.queue().tlsIdentity();
         if (tls != null && (!tls.hostNqn().equals(hostnqn) || !tls.subsysNqn().equals(subnqn))) {
             // The PSK binds one host to one subsystem: a queue secured for another pair cannot connect here.
-            log.warn("Connect from {} refused: host {} to {} on a TLS queue whose PSK identity is for host {} and subsystem {}",
-                    peer, hostnqn, subnqn, tls.hostNqn(), tls.subsysNqn());
-            req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
+            log.warn(
+                    "Connect from {} refused: host {} to {} on a TLS queue whose PSK identity is for host {} and subsystem {}",
+                    peer,
+                    hostnqn,
+                    subnqn,
+                    tls.hostNqn(),
+                    tls.subsysNqn());
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
             return false;
         }
         boolean discovery = Nqn.DISCOVERY.equals(subnqn);
         Listener listener = discovery ? null : listenerOf(subsystem, session.portId());
         if (!discovery && listener == null) {
             // As nvmet: a subsystem not linked to this port is, for this port, no subsystem at all.
-            log.warn("Connect from {} (host {}) refused: subsystem {} does not listen on the port it came to", peer, hostnqn, subnqn);
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
+            log.warn(
+                    "Connect from {} (host {}) refused: subsystem {} does not listen on the port it came to",
+                    peer,
+                    hostnqn,
+                    subnqn);
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                    Connect.invalidParameterInData(Connect.DATA_OFF_SUBNQN));
             return false;
         }
         if (!discovery && !subsystem.allows(hostnqn)) {
             log.warn("Connect from {} refused: host {} is not allowed on subsystem {}", peer, hostnqn, subnqn);
-            req.complete(Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_HOST), Connect.invalidParameterInData(Connect.DATA_OFF_HOSTNQN));
             return false;
         }
         boolean sqFlowDisabled = (cattr & Connect.CATTR_DISABLE_SQ_FLOW) != 0;
@@ -230,39 +260,64 @@ final class FabricsCommands {
         TargetLimits limits = target.limits();
         if (qid == 0) {
             if (sqsize == 0 || entries > TargetLimits.ADMIN_QUEUE_ENTRIES) {
-                req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
+                req.complete(
+                        Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                        Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
                 return false;
             }
             if (cntlid != Connect.CNTLID_DYNAMIC) {
                 log.warn("Connect from {} refused: admin queue asked for static controller ID {}", peer, cntlid);
-                req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
+                req.complete(
+                        Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                        Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
                 return false;
             }
             int katoMs = kato == 0 && discovery ? 120_000 : kato;
             Controller c = target.controllers().create(subsystem, discovery, hostnqn, hostId, katoMs, target, listener);
             if (c == null) {
-                log.warn("Connect from {} (host {}) refused: the limit of {} controllers, or every controller ID of this target's range, is taken", peer, hostnqn, limits.maxControllers());
+                log.warn(
+                        "Connect from {} (host {}) refused: the limit of {} controllers, or every controller ID of this target's range, is taken",
+                        peer,
+                        hostnqn,
+                        limits.maxControllers());
                 req.complete(Status.CONNECT_CONTROLLER_BUSY, 0);
                 return false;
             }
             session.bind(c, 0, entries, sqFlowDisabled);
             c.attachAdmin(session);
-            log.info("host {} connected to {} from {}: controller {}, KATO {} ms", hostnqn, subnqn, peer, c.id(), katoMs);
-            req.complete(Status.SUCCESS, discovery ? c.id() : requireAuthentication(session, subsystem, hostnqn, 0, c.id()));
+            log.info(
+                    "host {} connected to {} from {}: controller {}, KATO {} ms",
+                    hostnqn,
+                    subnqn,
+                    peer,
+                    c.id(),
+                    katoMs);
+            req.complete(
+                    Status.SUCCESS, discovery ? c.id() : requireAuthentication(session, subsystem, hostnqn, 0, c.id()));
             return true;
         }
         Controller c = target.controllers().find(cntlid);
         if (c == null || c.subsystem() != subsystem || !c.hostNqn().equals(hostnqn)) {
-            log.warn("I/O queue Connect from {} refused: no controller {} of host {} on {}", peer, cntlid, hostnqn, subnqn);
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
+            log.warn(
+                    "I/O queue Connect from {} refused: no controller {} of host {} on {}",
+                    peer,
+                    cntlid,
+                    hostnqn,
+                    subnqn);
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                    Connect.invalidParameterInData(Connect.DATA_OFF_CNTLID));
             return false;
         }
         if (c.isDiscovery()) {
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_QID));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_QID));
             return false;
         }
         if (sqsize == 0 || entries > limits.maxQueueEntries()) {
-            req.complete(Status.dnr(Status.CONNECT_INVALID_PARAMETERS), Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
+            req.complete(
+                    Status.dnr(Status.CONNECT_INVALID_PARAMETERS),
+                    Connect.invalidParameterInCommand(Connect.OFF_SQSIZE));
             return false;
         }
         if (!c.ready()) {
@@ -271,9 +326,16 @@ final class FabricsCommands {
         }
         Controller.AttachRefusal problem = c.attachIo(qid, session);
         if (problem != null) {
-            log.warn("I/O queue Connect from {} refused: controller {}, QID {} ({} granted): {}", peer, c.id(), qid, c.grantedIoQueues(), problem.reason);
+            log.warn(
+                    "I/O queue Connect from {} refused: controller {}, QID {} ({} granted): {}",
+                    peer,
+                    c.id(),
+                    qid,
+                    c.grantedIoQueues(),
+                    problem.reason);
             boolean inUse = problem == Controller.AttachRefusal.QID_IN_USE;
-            req.complete(Status.dnr(inUse ? Status.COMMAND_SEQUENCE_ERROR : Status.CONNECT_INVALID_PARAMETERS),
+            req.complete(
+                    Status.dnr(inUse ? Status.COMMAND_SEQUENCE_ERROR : Status.CONNECT_INVALID_PARAMETERS),
                     inUse ? 0 : Connect.invalidParameterInCommand(Connect.OFF_QID));
             return false;
         }
@@ -302,10 +364,18 @@ final class FabricsCommands {
         boolean wide = eightBytes(cmd);
         long value;
         switch (offset) {
-            case Properties.CAP: value = c.cap(); break;
-            case Properties.VS: value = Properties.VERSION_1_3; break;
-            case Properties.CC: value = c.cc() & 0xFFFFFFFFL; break;
-            case Properties.CSTS: value = c.csts() & 0xFFFFFFFFL; break;
+            case Properties.CAP:
+                value = c.cap();
+                break;
+            case Properties.VS:
+                value = Properties.VERSION_1_3;
+                break;
+            case Properties.CC:
+                value = c.cc() & 0xFFFFFFFFL;
+                break;
+            case Properties.CSTS:
+                value = c.csts() & 0xFFFFFFFFL;
+                break;
             default:
                 req.complete(Status.dnr(Status.INVALID_FIELD), 0);
                 return;
@@ -333,7 +403,11 @@ final class FabricsCommands {
             if (validCc(value)) {
                 c.setCsts(c.csts() | Properties.CSTS_RDY);
             } else {
-                log.warn("controller {}: host {} enabled it with unsupported CC 0x{}; CSTS.CFS set", c.id(), c.hostNqn(), Integer.toHexString(value));
+                log.warn(
+                        "controller {}: host {} enabled it with unsupported CC 0x{}; CSTS.CFS set",
+                        c.id(),
+                        c.hostNqn(),
+                        Integer.toHexString(value));
                 c.setCsts(c.csts() | Properties.CSTS_CFS);
             }
         } else if (!enable && wasEnabled) {
@@ -350,10 +424,16 @@ final class FabricsCommands {
                 try {
                     c.subsystem().forceAll();
                 } catch (IOException e) {
-                    log.error("flush on shutdown of controller {} (host {}, {}) failed", c.id(), c.hostNqn(), c.subsystem().nqn(), e);
+                    log.error(
+                            "flush on shutdown of controller {} (host {}, {}) failed",
+                            c.id(),
+                            c.hostNqn(),
+                            c.subsystem().nqn(),
+                            e);
                 }
                 session.queue().executor().execute(() -> {
-                    c.setCsts((c.csts() & ~(0x3 << Properties.CSTS_SHST_SHIFT)) | (Properties.SHST_COMPLETE << Properties.CSTS_SHST_SHIFT));
+                    c.setCsts((c.csts() & ~(0x3 << Properties.CSTS_SHST_SHIFT))
+                            | (Properties.SHST_COMPLETE << Properties.CSTS_SHST_SHIFT));
                     req.complete(Status.SUCCESS, 0);
                 });
             });

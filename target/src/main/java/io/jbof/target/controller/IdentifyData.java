@@ -1,15 +1,14 @@
 package io.jbof.target.controller;
 
 import io.jbof.nvme.AnaLog;
-import io.jbof.nvme.Properties;
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.IdentifyController;
 import io.jbof.nvme.IdentifyNamespace;
 import io.jbof.nvme.Nqn;
+import io.jbof.nvme.Properties;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.netty.buffer.ByteBuf;
-
 import java.util.UUID;
 
 /** Fills the Identify data structures a controller returns. */
@@ -28,19 +27,30 @@ final class IdentifyData {
         Subsystem s = c.subsystem();
         b.setZero(0, IdentifyController.SIZE);
         Connect.writeSpacePadded(b, IdentifyController.SN, 20, c.isDiscovery() ? "jbof-discovery" : s.serial());
-        Connect.writeSpacePadded(b, IdentifyController.MN, 40, c.isDiscovery() ? "jbof discovery controller" : s.model());
+        Connect.writeSpacePadded(
+                b, IdentifyController.MN, 40, c.isDiscovery() ? "jbof discovery controller" : s.model());
         Connect.writeSpacePadded(b, IdentifyController.FR, 8, FIRMWARE);
         b.setByte(IdentifyController.RAB, 6);
         // Several ports, several controllers (hosts), and ANA reporting: what Linux's native multipath keys on.
-        b.setByte(IdentifyController.CMIC, c.isDiscovery() ? 0
-                : IdentifyController.CMIC_MULTI_PORT | IdentifyController.CMIC_MULTI_CONTROLLER | IdentifyController.CMIC_ANA);
+        b.setByte(
+                IdentifyController.CMIC,
+                c.isDiscovery()
+                        ? 0
+                        : IdentifyController.CMIC_MULTI_PORT
+                                | IdentifyController.CMIC_MULTI_CONTROLLER
+                                | IdentifyController.CMIC_ANA);
         b.setByte(IdentifyController.MDTS, limits.mdtsField(transportMaxTransfer));
         b.setShortLE(IdentifyController.CNTLID, c.id());
         b.setIntLE(IdentifyController.VER, Properties.VERSION_1_3);
-        b.setIntLE(IdentifyController.OAES, c.isDiscovery() ? IdentifyController.OAES_DISCOVERY_CHANGE
-                : IdentifyController.OAES_NS_ATTRIBUTE | IdentifyController.OAES_ANA_CHANGE);
+        b.setIntLE(
+                IdentifyController.OAES,
+                c.isDiscovery()
+                        ? IdentifyController.OAES_DISCOVERY_CHANGE
+                        : IdentifyController.OAES_NS_ATTRIBUTE | IdentifyController.OAES_ANA_CHANGE);
         b.setIntLE(IdentifyController.CTRATT, IdentifyController.CTRATT_HOST_ID_128);
-        b.setByte(IdentifyController.CNTRLTYPE, c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);
+        b.setByte(
+                IdentifyController.CNTRLTYPE,
+                c.isDiscovery() ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO);
         b.setByte(IdentifyController.ACL, 3);
         b.setByte(IdentifyController.AERL, AdminCommands.AER_LIMIT - 1);
         b.setByte(IdentifyController.FRMW, 0x3); // one slot, read-only
@@ -52,7 +62,8 @@ final class IdentifyData {
         b.setByte(IdentifyController.CQES, 0x44);
         b.setShortLE(IdentifyController.MAXCMD, limits.maxQueueEntries());
         if (!c.isDiscovery()) {
-            // As nvmet: NN and MNAN fixed at the most NSIDs a subsystem may hold (Linux requires 0 < MNAN <= NN with ANA,
+            // As nvmet: NN and MNAN fixed at the most NSIDs a subsystem may hold (Linux requires 0 < MNAN <= NN with
+            // ANA,
             // and sizes its ANA log buffer from them); the Active Namespace ID list says which are there.
             b.setIntLE(IdentifyController.NN, TargetLimits.MAX_NAMESPACES);
             b.setIntLE(IdentifyController.MNAN, TargetLimits.MAX_NAMESPACES);
@@ -64,8 +75,11 @@ final class IdentifyData {
             // Volatile write cache present (Flush is meaningful); Flush with NSID FFFFFFFFh supported.
             b.setByte(IdentifyController.VWC, 0x7);
         }
-        b.setIntLE(IdentifyController.SGLS, IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET
-                | (keyedSgls ? IdentifyController.SGLS_KEYED : 0));
+        b.setIntLE(
+                IdentifyController.SGLS,
+                IdentifyController.SGLS_SUPPORTED
+                        | IdentifyController.SGLS_OFFSET
+                        | (keyedSgls ? IdentifyController.SGLS_KEYED : 0));
         Connect.writeString(b, IdentifyController.SUBNQN, 256, c.isDiscovery() ? Nqn.DISCOVERY : s.nqn());
         b.setIntLE(IdentifyController.IOCCSZ, (64 + limits.inCapsuleData()) / 16);
         b.setIntLE(IdentifyController.IORCSZ, 1);
@@ -86,10 +100,14 @@ final class IdentifyData {
             b.setLongLE(IdentifyNamespace.NUSE, ns.blocks());
             b.setByte(IdentifyNamespace.NLBAF, 0);
             b.setByte(IdentifyNamespace.FLBAS, 0);
-            // Bit 3: Write Zeroes may deallocate. Bits 2:0: deallocated blocks read as zeroes (files: holes) or unreported (devices: discard).
-            b.setByte(IdentifyNamespace.DLFEAT, (ns.deallocatedReadZeroes() ? IdentifyNamespace.DLFEAT_READ_ZEROES : 0) | (1 << 3));
+            // Bit 3: Write Zeroes may deallocate. Bits 2:0: deallocated blocks read as zeroes (files: holes) or
+            // unreported (devices: discard).
+            b.setByte(
+                    IdentifyNamespace.DLFEAT,
+                    (ns.deallocatedReadZeroes() ? IdentifyNamespace.DLFEAT_READ_ZEROES : 0) | (1 << 3));
             if (ns.physicalBlockSize() > ns.blockSize() || ns.optimalIoBytes() > 0) {
-                // OPTPERF, as nvmet's bdev backend: a Linux host takes NPWG as the physical block size and NOWS as io_opt.
+                // OPTPERF, as nvmet's bdev backend: a Linux host takes NPWG as the physical block size and NOWS as
+                // io_opt.
                 int perPhysical = ns.physicalBlockSize() / ns.blockSize() - 1;
                 b.setByte(IdentifyNamespace.NSFEAT, IdentifyNamespace.NSFEAT_OPTPERF);
                 b.setShortLE(IdentifyNamespace.NPWG, perPhysical);

@@ -21,17 +21,25 @@ public final class InflightBudget {
         this.limit = limit;
     }
 
-    public long limit() { return limit; }
+    public long limit() {
+        return limit;
+    }
     /** Bytes in flight now (counted only when bounded). */
-    public long used() { return used.get(); }
+    public long used() {
+        return used.get();
+    }
     /** How many times a queue had to wait for the budget. */
-    public long waits() { return waits.get(); }
+    public long waits() {
+        return waits.get();
+    }
     /** The most that was ever in flight at once. */
-    public long peak() { return peak.get(); }
+    public long peak() {
+        return peak.get();
+    }
 
     boolean tryAcquire(long n) {
         if (limit <= 0) return true; // unbounded: no shared counter touched per I/O
-        for (;;) {
+        for (; ; ) {
             long u = used.get();
             if (u > 0 && u + n > limit) return false;
             if (used.compareAndSet(u, u + n)) {

@@ -9,12 +9,11 @@ import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.util.Collection;
 import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The NVM command set on I/O queues. Reads go file-to-transport (sendfile on TCP); writes go from the
@@ -29,7 +28,6 @@ final class IoCommands {
     private static final Logger log = LoggerFactory.getLogger(IoCommands.class);
     private static final int NSID_ALL = 0xFFFFFFFF;
     private static final int DSM_MAX_RANGES = 256;
-
 
     void handle(QueueSession session, TargetRequest req) {
         Controller c = session.controller();
@@ -51,8 +49,12 @@ final class IoCommands {
         }
         int counted = IoStats.op(opcode);
         IoOp state = op(req, session);
-        if (counted != IoStats.NONE && state.traced == null) { // a command back from waiting for the in-flight budget keeps its start
-            state.trace(ns, counted, counted == IoStats.READ || counted == IoStats.WRITE ? (long) cmd.nlb() << ns.blockShift() : 0);
+        if (counted != IoStats.NONE
+                && state.traced == null) { // a command back from waiting for the in-flight budget keeps its start
+            state.trace(
+                    ns,
+                    counted,
+                    counted == IoStats.READ || counted == IoStats.WRITE ? (long) cmd.nlb() << ns.blockShift() : 0);
         }
         int path = c.pathStatus(ns);
         if (path != Status.SUCCESS) {
@@ -60,12 +62,23 @@ final class IoCommands {
             return;
         }
         switch (opcode) {
-            case Opcodes.IO_READ: read(session, state, ns); break;
-            case Opcodes.IO_WRITE: write(session, state, ns); break;
-            case Opcodes.IO_FLUSH: op(req, session).blocking(ns, IoOp.FLUSH, 0, 0); break;
-            case Opcodes.IO_WRITE_ZEROES: writeZeroes(session, req, ns); break;
-            case Opcodes.IO_DATASET_MANAGEMENT: datasetManagement(session, req, ns); break;
-            default: req.complete(Status.dnr(Status.INVALID_OPCODE), 0);
+            case Opcodes.IO_READ:
+                read(session, state, ns);
+                break;
+            case Opcodes.IO_WRITE:
+                write(session, state, ns);
+                break;
+            case Opcodes.IO_FLUSH:
+                op(req, session).blocking(ns, IoOp.FLUSH, 0, 0);
+                break;
+            case Opcodes.IO_WRITE_ZEROES:
+                writeZeroes(session, req, ns);
+                break;
+            case Opcodes.IO_DATASET_MANAGEMENT:
+                datasetManagement(session, req, ns);
+                break;
+            default:
+                req.complete(Status.dnr(Status.INVALID_OPCODE), 0);
         }
     }
 
@@ -204,9 +217,11 @@ final class IoCommands {
         ByteBuf gathered;
         /** The budget this command holds {@link #inflightBytes} of, from {@link #hold} until {@link #done}: its one owner. */
         InflightBudget inflight;
+
         int inflightBytes;
         /** The command being counted (namespace, op, bytes, arrival), until its completion records it. */
         TargetNamespace traced;
+
         int tracedOp;
         long tracedBytes;
         long startNanos;
@@ -318,7 +333,8 @@ final class IoCommands {
             this.position = position;
             this.length = length;
             try {
-                (kind == DIRECT_READ || kind == DIRECT_WRITE ? ns.directExecutor() : ns.blockingExecutor()).execute(this);
+                (kind == DIRECT_READ || kind == DIRECT_WRITE ? ns.directExecutor() : ns.blockingExecutor())
+                        .execute(this);
             } catch (RejectedExecutionException e) {
                 done(Status.NAMESPACE_NOT_READY, 0); // shutting down
             }
@@ -345,11 +361,13 @@ final class IoCommands {
                         for (TargetNamespace n : all) n.force();
                         break;
                     case ZERO:
-                        if (deallocateZeroes) ns.deallocate(position, length); else ns.zero(position, length);
+                        if (deallocateZeroes) ns.deallocate(position, length);
+                        else ns.zero(position, length);
                         if (fua) ns.force();
                         break;
                     case DSM:
-                        // Files: holes punched, the space goes back and the blocks read as zeroes (DLFEAT 001b). Devices: BLKDISCARD.
+                        // Files: holes punched, the space goes back and the blocks read as zeroes (DLFEAT 001b).
+                        // Devices: BLKDISCARD.
                         for (int i = 0; i < ranges; i++) {
                             long nlb = dsmRanges.getUnsignedIntLE(i * 16 + 4);
                             long slba = dsmRanges.getLongLE(i * 16 + 8);
@@ -360,8 +378,15 @@ final class IoCommands {
                         throw new IllegalStateException("kind " + kind);
                 }
             } catch (IOException | RuntimeException e) { // whatever fails, the command completes
-                log.error("{} on {} failed", kind == DIRECT_READ ? "direct read" : kind == DIRECT_WRITE ? "direct write"
-                        : kind == ZERO || kind == DSM ? "zeroing" : "flush", ns.path(), e);
+                log.error(
+                        "{} on {} failed",
+                        kind == DIRECT_READ
+                                ? "direct read"
+                                : kind == DIRECT_WRITE
+                                        ? "direct write"
+                                        : kind == ZERO || kind == DSM ? "zeroing" : "flush",
+                        ns.path(),
+                        e);
                 st = kind == DIRECT_READ ? Status.UNRECOVERED_READ_ERROR : Status.WRITE_FAULT;
             }
             status = st;

@@ -1,6 +1,5 @@
 package io.jbof.target.controller;
 
-import java.util.ArrayDeque;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
@@ -9,6 +8,7 @@ import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.transport.TargetQueue;
 import io.jbof.transport.TargetQueueHandler;
 import io.jbof.transport.TargetRequest;
+import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +26,12 @@ public final class QueueSession implements TargetQueueHandler {
     private boolean closed;
     /** Read/Write commands waiting for the in-flight budget, in arrival order. */
     private final ArrayDeque<TargetRequest> deferred = new ArrayDeque<>();
+
     private boolean resuming;
     private final Runnable resume = this::resumeDeferred;
     /** Set when the host must authenticate this queue (DH-HMAC-CHAP) before anything but Disconnect. */
     private QueueAuthentication auth;
+
     private boolean connectClaimed;
 
     // Plain counters: written only by this queue's thread, read approximately by the SMART log.
@@ -62,13 +64,25 @@ public final class QueueSession implements TargetQueueHandler {
 
     static final int ANY_PORT = 0;
 
-    int portId() { return portId; }
+    int portId() {
+        return portId;
+    }
 
-    public TargetQueue queue() { return queue; }
-    public Controller controller() { return controller; }
-    public int qid() { return qid; }
+    public TargetQueue queue() {
+        return queue;
+    }
 
-    QueueAuthentication auth() { return auth; }
+    public Controller controller() {
+        return controller;
+    }
+
+    public int qid() {
+        return qid;
+    }
+
+    QueueAuthentication auth() {
+        return auth;
+    }
 
     /** Takes this queue's one Connect; false when a Connect succeeded or is still under way. */
     boolean claimConnect() {
@@ -82,7 +96,9 @@ public final class QueueSession implements TargetQueueHandler {
         if (controller == null) connectClaimed = false;
     }
 
-    void requireAuthentication(QueueAuthentication a) { this.auth = a; }
+    void requireAuthentication(QueueAuthentication a) {
+        this.auth = a;
+    }
 
     void bind(Controller controller, int qid, int entries, boolean sqFlowDisabled) {
         this.controller = controller;
@@ -139,7 +155,8 @@ public final class QueueSession implements TargetQueueHandler {
     boolean admit(IoCommands.IoOp op, int bytes) {
         InflightBudget b = commands.inflight;
         if ((deferred.isEmpty() || resuming) && op.hold(b, bytes)) return true;
-        if (resuming) deferred.addFirst(op.req); else deferred.add(op.req);
+        if (resuming) deferred.addFirst(op.req);
+        else deferred.add(op.req);
         b.await(this, bytes);
         return false;
     }

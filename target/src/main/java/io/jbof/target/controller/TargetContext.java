@@ -1,7 +1,6 @@
 package io.jbof.target.controller;
 
 import io.jbof.target.subsystem.Subsystem;
-
 import java.util.Collection;
 import java.util.List;
 

@@ -10,15 +10,21 @@ package io.jbof.target.controller;
  * @param maxControllers   controllers alive at once across all subsystems
  * @param ioccszAdvertised whether the transport uses IOCCSZ (TCP, RDMA)
  */
-public record TargetLimits(int maxIoQueues, int maxQueueEntries, int inCapsuleData, int maxTransferBytes,
-                           int maxControllers, boolean ioccszAdvertised) {
+public record TargetLimits(
+        int maxIoQueues,
+        int maxQueueEntries,
+        int inCapsuleData,
+        int maxTransferBytes,
+        int maxControllers,
+        boolean ioccszAdvertised) {
     /** Admin queues hold at most 32 entries, as Linux's nvmet allows. */
     public static final int ADMIN_QUEUE_ENTRIES = 32;
     /** NSIDs a subsystem may use (1..this), as Linux's nvmet (NVMET_MAX_NAMESPACES); Identify's NN and MNAN. */
     public static final int MAX_NAMESPACES = 1024;
 
     public static TargetLimits defaults() {
-        return new TargetLimits(Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 16384, 1 << 20, 1024, true);
+        return new TargetLimits(
+                Math.max(1, Runtime.getRuntime().availableProcessors()), 128, 16384, 1 << 20, 1024, true);
     }
 
     /** The smallest MDTS can say: 2^1 pages (0 would mean no limit). */

@@ -11,12 +11,16 @@ import io.jbof.nvme.Status;
 public final class IoStats {
     /** The operations counted, by their label. */
     public static final String[] OPS = {"read", "write", "flush", "write_zeroes", "dataset_management"};
+
     public static final int READ = 0;
     public static final int WRITE = 1;
     public static final int NONE = -1;
 
     /** Latency bucket upper bounds, seconds (the last bucket, +Inf, is implied). */
-    public static final double[] BOUNDS = {10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 1.0};
+    public static final double[] BOUNDS = {
+        10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 1.0
+    };
+
     private static final long[] BOUNDS_NANOS = new long[BOUNDS.length];
 
     static {
@@ -26,6 +30,7 @@ public final class IoStats {
     public static final int BUCKETS = BOUNDS.length + 1;
     /** Per op: commands, bytes, latency sum (ns), failed commands, then the buckets. */
     private static final int COMMANDS = 0;
+
     private static final int BYTES = 1;
     private static final int LATENCY_SUM = 2;
     private static final int FAILED = 3;
@@ -39,12 +44,18 @@ public final class IoStats {
     /** The op index of an NVM opcode, or {@link #NONE}. */
     public static int op(int opcode) {
         switch (opcode) {
-            case Opcodes.IO_READ: return READ;
-            case Opcodes.IO_WRITE: return WRITE;
-            case Opcodes.IO_FLUSH: return 2;
-            case Opcodes.IO_WRITE_ZEROES: return 3;
-            case Opcodes.IO_DATASET_MANAGEMENT: return 4;
-            default: return NONE;
+            case Opcodes.IO_READ:
+                return READ;
+            case Opcodes.IO_WRITE:
+                return WRITE;
+            case Opcodes.IO_FLUSH:
+                return 2;
+            case Opcodes.IO_WRITE_ZEROES:
+                return 3;
+            case Opcodes.IO_DATASET_MANAGEMENT:
+                return 4;
+            default:
+                return NONE;
         }
     }
 
@@ -84,10 +95,21 @@ public final class IoStats {
             this.v = v;
         }
 
-        public long commands(int op) { return v[op * PER_OP + COMMANDS]; }
-        public long bytes(int op) { return v[op * PER_OP + BYTES]; }
-        public long failed(int op) { return v[op * PER_OP + FAILED]; }
-        public double latencySeconds(int op) { return v[op * PER_OP + LATENCY_SUM] / 1e9; }
+        public long commands(int op) {
+            return v[op * PER_OP + COMMANDS];
+        }
+
+        public long bytes(int op) {
+            return v[op * PER_OP + BYTES];
+        }
+
+        public long failed(int op) {
+            return v[op * PER_OP + FAILED];
+        }
+
+        public double latencySeconds(int op) {
+            return v[op * PER_OP + LATENCY_SUM] / 1e9;
+        }
 
         /** Commands per bucket (not cumulative), the last one +Inf. */
         public long[] buckets(int op) {
@@ -97,6 +119,8 @@ public final class IoStats {
         }
 
         /** Failed commands with the status of slot {@code slot} ({@link StatusSlots}). */
-        public long withStatus(int slot) { return v[STATUS_BASE + slot]; }
+        public long withStatus(int slot) {
+            return v[STATUS_BASE + slot];
+        }
     }
 }

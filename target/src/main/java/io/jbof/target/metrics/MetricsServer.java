@@ -4,7 +4,6 @@ import io.jbof.target.TargetServer;
 import io.jbof.target.config.ListenAddress;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
@@ -24,7 +23,11 @@ public final class MetricsServer implements AutoCloseable {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(new TargetMetrics(target));
         try {
-            return new MetricsServer(HTTPServer.builder().inetAddress(addr.getAddress()).port(addr.getPort()).registry(registry).buildAndStart());
+            return new MetricsServer(HTTPServer.builder()
+                    .inetAddress(addr.getAddress())
+                    .port(addr.getPort())
+                    .registry(registry)
+                    .buildAndStart());
         } catch (IOException e) {
             throw new IOException("cannot serve metrics on " + listen + ": " + e.getMessage(), e);
         }

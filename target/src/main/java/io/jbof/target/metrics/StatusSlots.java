@@ -10,14 +10,27 @@ public final class StatusSlots {
     private StatusSlots() {}
 
     private static final int[] CODES = {
-        Status.INVALID_OPCODE, Status.INVALID_FIELD, Status.DATA_TRANSFER_ERROR, Status.INTERNAL_ERROR,
-        Status.ABORTED_SQ_DELETION, Status.INVALID_NAMESPACE, Status.COMMAND_SEQUENCE_ERROR,
-        Status.DATA_SGL_LENGTH_INVALID, Status.NAMESPACE_WRITE_PROTECTED, Status.TRANSIENT_TRANSPORT_ERROR,
-        Status.LBA_OUT_OF_RANGE, Status.CAPACITY_EXCEEDED, Status.WRITE_FAULT, Status.UNRECOVERED_READ_ERROR,
-        Status.ANA_PERSISTENT_LOSS, Status.ANA_INACCESSIBLE, Status.ANA_TRANSITION,
+        Status.INVALID_OPCODE,
+        Status.INVALID_FIELD,
+        Status.DATA_TRANSFER_ERROR,
+        Status.INTERNAL_ERROR,
+        Status.ABORTED_SQ_DELETION,
+        Status.INVALID_NAMESPACE,
+        Status.COMMAND_SEQUENCE_ERROR,
+        Status.DATA_SGL_LENGTH_INVALID,
+        Status.NAMESPACE_WRITE_PROTECTED,
+        Status.TRANSIENT_TRANSPORT_ERROR,
+        Status.LBA_OUT_OF_RANGE,
+        Status.CAPACITY_EXCEEDED,
+        Status.WRITE_FAULT,
+        Status.UNRECOVERED_READ_ERROR,
+        Status.ANA_PERSISTENT_LOSS,
+        Status.ANA_INACCESSIBLE,
+        Status.ANA_TRANSITION,
     };
     /** Slots: one per known code, then "other". */
     public static final int COUNT = CODES.length + 1;
+
     private static final byte[] SLOT_OF = new byte[0x800];
 
     static {

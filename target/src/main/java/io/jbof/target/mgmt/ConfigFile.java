@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.jbof.target.config.TargetConfig;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,10 +41,13 @@ public final class ConfigFile {
     public static void write(Path file, TargetConfig cfg) throws IOException {
         Path abs = file.toAbsolutePath();
         Path dir = abs.getParent();
-        Path tmp = dir.resolve("." + abs.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Path tmp = dir.resolve(
+                "." + abs.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         byte[] data = bytes(cfg);
         Files.deleteIfExists(tmp);
-        try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+        try (FileChannel ch = FileChannel.open(
+                tmp,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
             ByteBuffer b = ByteBuffer.wrap(data);
             while (b.hasRemaining()) ch.write(b);

@@ -9,15 +9,14 @@ import io.jbof.target.config.ListenAddress;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.mgmt.ManagementException.Kind;
 import io.jbof.util.Sizes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * JSON-RPC 2.0 over the {@link ManagementService}: method names as SPDK's {@code rpc.py} where they
@@ -27,14 +26,15 @@ public final class JsonRpcDispatcher {
     private static final Logger log = LoggerFactory.getLogger(JsonRpcDispatcher.class);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** Results as SPDK spells them (snake_case); the configuration itself keeps the keys its file has. */
-    private static final ObjectMapper RESULTS = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+    private static final ObjectMapper RESULTS =
+            new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     /** One method: its parameters (checked against {@code allowed}) to its result. */
     private interface Method {
         Object call(Params p);
     }
 
-    private record Entry(Set<String> allowed, Method method) { }
+    private record Entry(Set<String> allowed, Method method) {}
 
     private final Map<String, Entry> methods = new LinkedHashMap<>();
 
@@ -56,7 +56,10 @@ public final class JsonRpcDispatcher {
             m.removeNamespace(p.nqn(), p.nsid());
             return true;
         });
-        add("jbof_subsystem_resize_ns", Set.of("nqn", "nsid", "size"), p -> m.resizeNamespace(p.nqn(), p.nsid(), p.size("size")));
+        add(
+                "jbof_subsystem_resize_ns",
+                Set.of("nqn", "nsid", "size"),
+                p -> m.resizeNamespace(p.nqn(), p.nsid(), p.size("size")));
         add("nvmf_subsystem_add_host", Set.of("nqn", "host"), p -> {
             m.addHost(p.nqn(), p.text("host"));
             return true;
@@ -97,14 +100,21 @@ public final class JsonRpcDispatcher {
         JsonNode id = request == null ? null : request.get("id");
         try {
             if (request == null || !request.isObject()) {
-                throw new ManagementException(Kind.INVALID_REQUEST, request != null && request.isArray()
-                        ? "batch requests are not supported: send one request at a time" : "a request is a JSON object");
+                throw new ManagementException(
+                        Kind.INVALID_REQUEST,
+                        request != null && request.isArray()
+                                ? "batch requests are not supported: send one request at a time"
+                                : "a request is a JSON object");
             }
-            if (!"2.0".equals(request.path("jsonrpc").asText(null))) throw new ManagementException(Kind.INVALID_REQUEST, "\"jsonrpc\": \"2.0\" is missing");
+            if (!"2.0".equals(request.path("jsonrpc").asText(null)))
+                throw new ManagementException(Kind.INVALID_REQUEST, "\"jsonrpc\": \"2.0\" is missing");
             JsonNode name = request.get("method");
-            if (name == null || !name.isTextual()) throw new ManagementException(Kind.INVALID_REQUEST, "\"method\" must be a string");
+            if (name == null || !name.isTextual())
+                throw new ManagementException(Kind.INVALID_REQUEST, "\"method\" must be a string");
             Entry e = methods.get(name.asText());
-            if (e == null) throw new ManagementException(Kind.METHOD_NOT_FOUND, "no method " + name.asText() + " (rpc_get_methods lists them)");
+            if (e == null)
+                throw new ManagementException(
+                        Kind.METHOD_NOT_FOUND, "no method " + name.asText() + " (rpc_get_methods lists them)");
             JsonNode params = request.get("params");
             if (params != null && !params.isNull() && !params.isObject()) {
                 throw new ManagementException(Kind.INVALID_PARAMS, "params must be an object of named parameters");
@@ -113,13 +123,16 @@ public final class JsonRpcDispatcher {
             p.check(e.allowed());
             Object result = e.method().call(p);
             if (id == null) return null;
-            JsonNode value = result instanceof TargetConfig ? ConfigFile.JSON.valueToTree(result) : RESULTS.valueToTree(result);
+            JsonNode value =
+                    result instanceof TargetConfig ? ConfigFile.JSON.valueToTree(result) : RESULTS.valueToTree(result);
             ObjectNode out = NODES.objectNode().put("jsonrpc", "2.0");
             out.set("result", value);
             out.set("id", id);
             return out;
         } catch (ManagementException ex) {
-            return id == null && request != null && request.isObject() ? null : error(id, ex.kind().code, ex.getMessage());
+            return id == null && request != null && request.isObject()
+                    ? null
+                    : error(id, ex.kind().code, ex.getMessage());
         } catch (RuntimeException ex) {
             log.error("management call failed", ex);
             return error(id, Kind.INTERNAL.code, "internal error: " + ex);
@@ -150,7 +163,9 @@ public final class JsonRpcDispatcher {
             for (Iterator<String> i = node.fieldNames(); i.hasNext(); ) {
                 String f = i.next();
                 if (!allowed.contains(f)) {
-                    throw new ManagementException(Kind.INVALID_PARAMS, "unknown parameter '" + f + "'" + (allowed.isEmpty() ? "" : "; known: " + allowed));
+                    throw new ManagementException(
+                            Kind.INVALID_PARAMS,
+                            "unknown parameter '" + f + "'" + (allowed.isEmpty() ? "" : "; known: " + allowed));
                 }
             }
         }
@@ -179,7 +194,9 @@ public final class JsonRpcDispatcher {
         private Params listen() {
             JsonNode n = node.get("listen_address");
             if (n == null || !n.isObject()) {
-                throw new ManagementException(Kind.INVALID_PARAMS, "parameter 'listen_address' ({\"traddr\": ..., \"trsvcid\": ...}) is required");
+                throw new ManagementException(
+                        Kind.INVALID_PARAMS,
+                        "parameter 'listen_address' ({\"traddr\": ..., \"trsvcid\": ...}) is required");
             }
             Params a = new Params((ObjectNode) n);
             a.check(Set.of("trtype", "adrfam", "traddr", "trsvcid"));
@@ -189,40 +206,46 @@ public final class JsonRpcDispatcher {
         int intOr(String name, int absent) {
             JsonNode n = node.get(name);
             if (n == null || n.isNull()) return absent;
-            if (!n.canConvertToInt()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be an integer");
+            if (!n.canConvertToInt())
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be an integer");
             return n.asInt();
         }
 
         int nsid() {
             JsonNode n = node.get("nsid");
-            if (n == null || !n.canConvertToInt() || n.asInt() < 1) throw new ManagementException(Kind.INVALID_PARAMS, "nsid must be a positive integer");
+            if (n == null || !n.canConvertToInt() || n.asInt() < 1)
+                throw new ManagementException(Kind.INVALID_PARAMS, "nsid must be a positive integer");
             return n.asInt();
         }
 
         String text(String name) {
             String v = optText(name);
-            if (v == null || v.isEmpty()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' is required");
+            if (v == null || v.isEmpty())
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' is required");
             return v;
         }
 
         String optText(String name) {
             JsonNode n = node.get(name);
             if (n == null || n.isNull()) return null;
-            if (!n.isTextual()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be a string");
+            if (!n.isTextual())
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be a string");
             return n.asText();
         }
 
         boolean bool(String name, boolean absent) {
             JsonNode n = node.get(name);
             if (n == null || n.isNull()) return absent;
-            if (!n.isBoolean()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be true or false");
+            if (!n.isBoolean())
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' must be true or false");
             return n.asBoolean();
         }
 
         /** A size as bytes (a number) or text with a unit ("64M", "1G"). */
         long size(String name) {
             JsonNode n = node.get(name);
-            if (n == null || n.isNull()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' is required");
+            if (n == null || n.isNull())
+                throw new ManagementException(Kind.INVALID_PARAMS, "parameter '" + name + "' is required");
             try {
                 long v = n.isIntegralNumber() ? n.asLong() : Sizes.parse(n.asText());
                 if (v <= 0) throw new IllegalArgumentException("must be positive");
@@ -235,7 +258,9 @@ public final class JsonRpcDispatcher {
         /** The "namespace" object: path, and optionally size, nsid, block_size, read_only, direct, force, uuid, anagrpid. */
         TargetConfig.NamespaceConfig namespace() {
             JsonNode n = node.get("namespace");
-            if (n == null || !n.isObject()) throw new ManagementException(Kind.INVALID_PARAMS, "parameter 'namespace' (an object with at least \"path\") is required");
+            if (n == null || !n.isObject())
+                throw new ManagementException(
+                        Kind.INVALID_PARAMS, "parameter 'namespace' (an object with at least \"path\") is required");
             Params ns = new Params((ObjectNode) n);
             ns.check(Set.of("path", "size", "nsid", "block_size", "read_only", "direct", "force", "uuid", "anagrpid"));
             TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig();
@@ -244,7 +269,8 @@ public final class JsonRpcDispatcher {
             if (n.has("nsid")) nc.nsid = ns.nsid();
             JsonNode bs = n.get("block_size");
             if (bs != null) {
-                if (!bs.canConvertToInt()) throw new ManagementException(Kind.INVALID_PARAMS, "block_size must be 512 or 4096");
+                if (!bs.canConvertToInt())
+                    throw new ManagementException(Kind.INVALID_PARAMS, "block_size must be 512 or 4096");
                 nc.blockSize = bs.asInt();
             }
             nc.readOnly = ns.bool("read_only", false);

@@ -18,7 +18,9 @@ public final class ManagementException extends RuntimeException {
 
         public final int code;
 
-        Kind(int code) { this.code = code; }
+        Kind(int code) {
+            this.code = code;
+        }
     }
 
     private final Kind kind;
@@ -33,5 +35,7 @@ public final class ManagementException extends RuntimeException {
         this.kind = kind;
     }
 
-    public Kind kind() { return kind; }
+    public Kind kind() {
+        return kind;
+    }
 }

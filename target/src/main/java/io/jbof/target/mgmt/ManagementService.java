@@ -1,18 +1,15 @@
 package io.jbof.target.mgmt;
 
+import io.jbof.nvme.AnaState;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.Controller;
 import io.jbof.target.controller.PortInfo;
 import io.jbof.target.mgmt.ManagementException.Kind;
 import io.jbof.target.namespace.TargetNamespace;
-import io.jbof.nvme.AnaState;
 import io.jbof.target.subsystem.Listener;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.util.Sizes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -23,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The target's live configuration, changed one call at a time: each change is applied to the running
@@ -47,33 +46,79 @@ public final class ManagementService {
 
     // ---- views (what nvmf_get_subsystems and friends return) ----
 
-    public record NamespaceView(int nsid, String path, long size, int blockSize, String uuid, boolean readOnly, boolean direct, boolean blockDevice,
-                                int anagrpid) { }
+    public record NamespaceView(
+            int nsid,
+            String path,
+            long size,
+            int blockSize,
+            String uuid,
+            boolean readOnly,
+            boolean direct,
+            boolean blockDevice,
+            int anagrpid) {}
 
-    public record AnaStateView(int anaGroup, String anaState) { }
+    public record AnaStateView(int anaGroup, String anaState) {}
 
-    public record ListenerView(String trtype, String adrfam, String traddr, String trsvcid, List<AnaStateView> anaStates) { }
+    public record ListenerView(
+            String trtype, String adrfam, String traddr, String trsvcid, List<AnaStateView> anaStates) {}
 
-    public record SubsystemView(String nqn, String subtype, String modelNumber, String serialNumber, boolean allowAnyHost, List<String> hosts,
-                                List<NamespaceView> namespaces, List<ListenerView> listenAddresses, int controllers) { }
+    public record SubsystemView(
+            String nqn,
+            String subtype,
+            String modelNumber,
+            String serialNumber,
+            boolean allowAnyHost,
+            List<String> hosts,
+            List<NamespaceView> namespaces,
+            List<ListenerView> listenAddresses,
+            int controllers) {}
 
     /** {@code listen}: the address:port the host connected through. */
-    public record ControllerView(int cntlid, String subnqn, String hostnqn, String listen, int queues, long readCommands, long writeCommands,
-                                 long bytesRead, long bytesWritten) { }
+    public record ControllerView(
+            int cntlid,
+            String subnqn,
+            String hostnqn,
+            String listen,
+            int queues,
+            long readCommands,
+            long writeCommands,
+            long bytesRead,
+            long bytesWritten) {}
 
-    public record Stats(List<ControllerView> controllers, long inflightBytes, long inflightLimit, long inflightWaits, long discoveryGeneration) { }
+    public record Stats(
+            List<ControllerView> controllers,
+            long inflightBytes,
+            long inflightLimit,
+            long inflightWaits,
+            long discoveryGeneration) {}
 
-    public record FolderCapacity(String folder, long totalBytes, long usableBytes, List<String> files) { }
+    public record FolderCapacity(String folder, long totalBytes, long usableBytes, List<String> files) {}
 
     public synchronized List<SubsystemView> subsystems() {
         List<SubsystemView> out = new ArrayList<>();
         for (Subsystem s : target.subsystems()) {
             List<NamespaceView> nss = new ArrayList<>();
             for (TargetNamespace ns : s.namespaces()) {
-                nss.add(new NamespaceView(ns.nsid(), ns.path().toString(), ns.sizeBytes(), ns.blockSize(), ns.uuid().toString(), ns.readOnly(),
-                        ns.direct(), ns.blockDevice(), ns.anaGroup()));
+                nss.add(new NamespaceView(
+                        ns.nsid(),
+                        ns.path().toString(),
+                        ns.sizeBytes(),
+                        ns.blockSize(),
+                        ns.uuid().toString(),
+                        ns.readOnly(),
+                        ns.direct(),
+                        ns.blockDevice(),
+                        ns.anaGroup()));
             }
-            out.add(new SubsystemView(s.nqn(), "NVMe", s.model(), s.serial(), s.allowsAnyHost(), List.copyOf(s.allowedHosts()), nss, listeners(s),
+            out.add(new SubsystemView(
+                    s.nqn(),
+                    "NVMe",
+                    s.model(),
+                    s.serial(),
+                    s.allowsAnyHost(),
+                    List.copyOf(s.allowedHosts()),
+                    nss,
+                    listeners(s),
                     target.controllersOf(s, null).size()));
         }
         return out;
@@ -93,7 +138,12 @@ public final class ManagementService {
             if (p == null) continue;
             List<AnaStateView> states = new ArrayList<>();
             for (int g : groups) states.add(new AnaStateView(g, l.state(g).id()));
-            out.add(new ListenerView(p.transport().id().toUpperCase(), p.ipv6() ? "IPv6" : "IPv4", p.address(), Integer.toString(p.port()), states));
+            out.add(new ListenerView(
+                    p.transport().id().toUpperCase(),
+                    p.ipv6() ? "IPv6" : "IPv4",
+                    p.address(),
+                    Integer.toString(p.port()),
+                    states));
         }
         return out;
     }
@@ -105,12 +155,18 @@ public final class ManagementService {
                 long[] io = c.ioCounters();
                 int queues = 0;
                 for (Object q : c.queues()) if (q != null) queues++;
-                PortInfo p = c.listener() == null ? null : target.port(c.listener().portId());
+                PortInfo p =
+                        c.listener() == null ? null : target.port(c.listener().portId());
                 String listen = p == null ? null : p.hostPort();
                 cs.add(new ControllerView(c.id(), s.nqn(), c.hostNqn(), listen, queues, io[0], io[1], io[2], io[3]));
             }
         }
-        return new Stats(cs, target.inflight().used(), target.inflight().limit(), target.inflight().waits(), target.discoveryGeneration());
+        return new Stats(
+                cs,
+                target.inflight().used(),
+                target.inflight().limit(),
+                target.inflight().waits(),
+                target.discoveryGeneration());
     }
 
     /** Total and free space of each folder that holds namespace files (where new volumes would go). */
@@ -120,16 +176,19 @@ public final class ManagementService {
             for (TargetNamespace ns : s.namespaces()) {
                 if (ns.blockDevice()) continue;
                 Path dir = ns.path().toAbsolutePath().getParent();
-                byFolder.computeIfAbsent(dir, d -> new ArrayList<>()).add(ns.path().toString());
+                byFolder.computeIfAbsent(dir, d -> new ArrayList<>())
+                        .add(ns.path().toString());
             }
         }
         List<FolderCapacity> out = new ArrayList<>();
         for (Map.Entry<Path, List<String>> e : byFolder.entrySet()) {
             try {
                 FileStore fs = Files.getFileStore(e.getKey());
-                out.add(new FolderCapacity(e.getKey().toString(), fs.getTotalSpace(), fs.getUsableSpace(), e.getValue()));
+                out.add(new FolderCapacity(
+                        e.getKey().toString(), fs.getTotalSpace(), fs.getUsableSpace(), e.getValue()));
             } catch (IOException ex) {
-                throw new ManagementException(Kind.IO_ERROR, "cannot read the capacity of " + e.getKey() + ": " + ex.getMessage(), ex);
+                throw new ManagementException(
+                        Kind.IO_ERROR, "cannot read the capacity of " + e.getKey() + ": " + ex.getMessage(), ex);
             }
         }
         return out;
@@ -143,7 +202,8 @@ public final class ManagementService {
     // ---- changes ----
 
     public synchronized void createSubsystem(String nqn, boolean allowAnyHost, String model) {
-        if (find(nqn) != null) throw new ManagementException(Kind.ALREADY_EXISTS, "subsystem " + nqn + " already exists");
+        if (find(nqn) != null)
+            throw new ManagementException(Kind.ALREADY_EXISTS, "subsystem " + nqn + " already exists");
         TargetConfig.SubsystemConfig sc = new TargetConfig.SubsystemConfig();
         sc.nqn = nqn;
         sc.allowAnyHost = allowAnyHost;
@@ -186,7 +246,8 @@ public final class ManagementService {
     public synchronized long resizeNamespace(String nqn, int nsid, long sizeBytes) {
         TargetConfig.SubsystemConfig sc = existing(nqn);
         long size = apply(() -> target.growNamespace(nqn, nsid, sizeBytes)).sizeBytes();
-        for (TargetConfig.NamespaceConfig n : sc.namespaces) if (n.nsid != null && n.nsid == nsid) n.size = Long.toString(size);
+        for (TargetConfig.NamespaceConfig n : sc.namespaces)
+            if (n.nsid != null && n.nsid == nsid) n.size = Long.toString(size);
         persist("namespace " + nsid + " of " + nqn + " resized to " + Sizes.format(size));
         return size;
     }
@@ -200,7 +261,8 @@ public final class ManagementService {
 
     public synchronized void removeHost(String nqn, String hostNqn) {
         TargetConfig.SubsystemConfig sc = existing(nqn);
-        boolean known = sc.hosts.contains(hostNqn) || sc.dhchapSecrets.containsKey(hostNqn) || sc.tlsKeys.containsKey(hostNqn);
+        boolean known =
+                sc.hosts.contains(hostNqn) || sc.dhchapSecrets.containsKey(hostNqn) || sc.tlsKeys.containsKey(hostNqn);
         if (!known) throw new ManagementException(Kind.NOT_FOUND, "host " + hostNqn + " is not allowed on " + nqn);
         apply(() -> target.removeHost(nqn, hostNqn));
         sc.hosts.remove(hostNqn);
@@ -265,13 +327,16 @@ public final class ManagementService {
 
     private void checkTransport(String trtype) {
         if (trtype != null && !trtype.equalsIgnoreCase(config.transport)) {
-            throw new ManagementException(Kind.INVALID_PARAMS, "this target serves " + config.transport + ", not " + trtype
-                    + "; start another target with -t " + trtype.toLowerCase() + " for that");
+            throw new ManagementException(
+                    Kind.INVALID_PARAMS,
+                    "this target serves " + config.transport + ", not " + trtype + "; start another target with -t "
+                            + trtype.toLowerCase() + " for that");
         }
     }
 
     private void pinListenLists() {
-        for (TargetConfig.SubsystemConfig sc : config.subsystems) if (sc.listen == null) sc.listen = new ArrayList<>(config.listen);
+        for (TargetConfig.SubsystemConfig sc : config.subsystems)
+            if (sc.listen == null) sc.listen = new ArrayList<>(config.listen);
     }
 
     /** Writes the running configuration to {@code file} (atomically); returns it. */
@@ -279,13 +344,16 @@ public final class ManagementService {
         try {
             ConfigFile.write(file, config);
         } catch (IOException e) {
-            throw new ManagementException(Kind.IO_ERROR, "cannot save the configuration to " + file + ": " + e.getMessage(), e);
+            throw new ManagementException(
+                    Kind.IO_ERROR, "cannot save the configuration to " + file + ": " + e.getMessage(), e);
         }
         return ConfigFile.copy(config);
     }
 
     /** The file every change is saved to, or null. */
-    public Path configFile() { return configFile; }
+    public Path configFile() {
+        return configFile;
+    }
 
     // ---- helpers ----
 
@@ -314,8 +382,11 @@ public final class ManagementService {
         try {
             ConfigFile.write(configFile, config);
         } catch (IOException e) {
-            throw new ManagementException(Kind.IO_ERROR, what + " on the running target, but saving " + configFile + " failed: " + e.getMessage()
-                    + "; fix that and call save_config", e);
+            throw new ManagementException(
+                    Kind.IO_ERROR,
+                    what + " on the running target, but saving " + configFile + " failed: " + e.getMessage()
+                            + "; fix that and call save_config",
+                    e);
         }
     }
 

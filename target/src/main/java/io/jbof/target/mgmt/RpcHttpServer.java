@@ -9,11 +9,6 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.jbof.target.config.ListenAddress;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +29,10 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The management API over HTTP for a cluster manager on another host: JSON-RPC 2.0 in the body of a
@@ -58,16 +57,20 @@ public final class RpcHttpServer implements AutoCloseable {
      * Serves on {@code listen}; {@code certPem}/{@code keyPem} (PEM certificate chain and PKCS#8 key) turn
      * on TLS, which any non-loopback address requires.
      */
-    public static RpcHttpServer start(String listen, String token, Path certPem, Path keyPem, JsonRpcDispatcher dispatcher) throws IOException {
+    public static RpcHttpServer start(
+            String listen, String token, Path certPem, Path keyPem, JsonRpcDispatcher dispatcher) throws IOException {
         ListenAddress a = ListenAddress.parse(listen);
         if (token == null || token.length() < 16) {
-            throw new IllegalArgumentException("--rpc-listen needs --rpc-token with at least 16 characters (give it as @FILE so ps does not show it)");
+            throw new IllegalArgumentException(
+                    "--rpc-listen needs --rpc-token with at least 16 characters (give it as @FILE so ps does not show it)");
         }
         boolean tls = certPem != null || keyPem != null;
-        if (tls && (certPem == null || keyPem == null)) throw new IllegalArgumentException("TLS for --rpc-listen needs both --rpc-tls-cert and --rpc-tls-key");
+        if (tls && (certPem == null || keyPem == null))
+            throw new IllegalArgumentException("TLS for --rpc-listen needs both --rpc-tls-cert and --rpc-tls-key");
         if (!tls && !a.isLoopback()) {
-            throw new IllegalArgumentException("--rpc-listen " + listen + " is not loopback: the token would cross the network in clear text;"
-                    + " add --rpc-tls-cert CERT.pem --rpc-tls-key KEY.pem");
+            throw new IllegalArgumentException(
+                    "--rpc-listen " + listen + " is not loopback: the token would cross the network in clear text;"
+                            + " add --rpc-tls-cert CERT.pem --rpc-tls-key KEY.pem");
         }
         InetSocketAddress addr = a.resolve();
         HttpServer s;
@@ -92,11 +95,15 @@ public final class RpcHttpServer implements AutoCloseable {
         return new RpcHttpServer(s, pool);
     }
 
-    public InetSocketAddress address() { return server.getAddress(); }
+    public InetSocketAddress address() {
+        return server.getAddress();
+    }
 
-    private static void handle(HttpExchange ex, byte[] expected, ObjectMapper json, JsonRpcDispatcher dispatcher) throws IOException {
+    private static void handle(HttpExchange ex, byte[] expected, ObjectMapper json, JsonRpcDispatcher dispatcher)
+            throws IOException {
         try {
-            // Read the body (bounded) whatever the answer: an unread body left on a kept-alive connection breaks the client's next request.
+            // Read the body (bounded) whatever the answer: an unread body left on a kept-alive connection breaks the
+            // client's next request.
             byte[] body = readAtMost(ex.getRequestBody(), MAX_BODY);
             String auth = ex.getRequestHeaders().getFirst("Authorization");
             if (auth == null || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expected)) {
@@ -164,7 +171,10 @@ public final class RpcHttpServer implements AutoCloseable {
                     // try the next algorithm
                 }
             }
-            if (key == null) throw new IOException(keyPem + " is not an unencrypted PKCS#8 RSA, EC or Ed25519 key (openssl pkcs8 -topk8 -nocrypt converts one)");
+            if (key == null)
+                throw new IOException(
+                        keyPem
+                                + " is not an unencrypted PKCS#8 RSA, EC or Ed25519 key (openssl pkcs8 -topk8 -nocrypt converts one)");
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
             char[] pw = new char[0];
@@ -183,9 +193,12 @@ public final class RpcHttpServer implements AutoCloseable {
         int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
         int end = pem.indexOf("-----END PRIVATE KEY-----");
         if (begin < 0 || end < begin) {
-            throw new IOException(file + " has no '-----BEGIN PRIVATE KEY-----' block (PKCS#8; openssl pkcs8 -topk8 -nocrypt converts other forms)");
+            throw new IOException(
+                    file
+                            + " has no '-----BEGIN PRIVATE KEY-----' block (PKCS#8; openssl pkcs8 -topk8 -nocrypt converts other forms)");
         }
-        String b64 = pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end).replaceAll("\\s", "");
+        String b64 = pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end)
+                .replaceAll("\\s", "");
         return Base64.getDecoder().decode(b64);
     }
 

@@ -5,9 +5,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +20,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The management API on a Unix socket: JSON-RPC 2.0 requests, one JSON value after another (as SPDK's
@@ -57,10 +56,13 @@ public final class RpcSocketServer implements AutoCloseable {
         Path abs = path.toAbsolutePath();
         Path dir = abs.getParent();
         if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(
+                    dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         if (Files.exists(abs)) {
-            if (answers(abs)) throw new IOException("another target serves its management API on " + abs + ": give --rpc-socket another path");
+            if (answers(abs))
+                throw new IOException(
+                        "another target serves its management API on " + abs + ": give --rpc-socket another path");
             Files.delete(abs); // left by a target that was killed
         }
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -87,7 +89,9 @@ public final class RpcSocketServer implements AutoCloseable {
         }
     }
 
-    public Path path() { return path; }
+    public Path path() {
+        return path;
+    }
 
     private void acceptLoop() {
         while (!closed) {
@@ -110,8 +114,10 @@ public final class RpcSocketServer implements AutoCloseable {
     }
 
     private void serve(SocketChannel c) {
-        try (c; InputStream in = Channels.newInputStream(c); OutputStream out = Channels.newOutputStream(c);
-             JsonParser parser = json.getFactory().createParser(in)) {
+        try (c;
+                InputStream in = Channels.newInputStream(c);
+                OutputStream out = Channels.newOutputStream(c);
+                JsonParser parser = json.getFactory().createParser(in)) {
             while (!closed) {
                 JsonNode request;
                 try {

@@ -1,10 +1,9 @@
 package io.jbof.target.namespace;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A block device exported as a namespace, as Linux's nvmet bdev backend (io-cmd-bdev.c) does: its size
@@ -20,6 +19,7 @@ final class BlockDevice implements Medium {
     private final Path path;
     /** Holds the exclusive claim (or, forced, a plain descriptor) for as long as the namespace lives. */
     private final int fd;
+
     private final long sizeBytes;
     private final int logicalBlockSize;
     private final int physicalBlockSize;
@@ -28,7 +28,8 @@ final class BlockDevice implements Medium {
     private final long[] arg = new long[2];
     private volatile boolean discardUnsupported;
 
-    private BlockDevice(Libc libc, Path path, int fd, long sizeBytes, int logical, int physical, int optimalIo, boolean readOnly) {
+    private BlockDevice(
+            Libc libc, Path path, int fd, long sizeBytes, int logical, int physical, int optimalIo, boolean readOnly) {
         this.libc = libc;
         this.path = path;
         this.fd = fd;
@@ -55,11 +56,13 @@ final class BlockDevice implements Medium {
         }
         if (fd < 0) {
             if (e == Libc.EBUSY) {
-                throw new IOException("block device " + path + " is in use (mounted, or held exclusively by another program such as"
-                        + " another target or a device mapper); unmount or release it, or add ,force to export it anyway");
+                throw new IOException(
+                        "block device " + path + " is in use (mounted, or held exclusively by another program such as"
+                                + " another target or a device mapper); unmount or release it, or add ,force to export it anyway");
             }
             if (e == Libc.EACCES) {
-                throw new IOException("cannot open block device " + path + ": permission denied; run the target as root or as a member of the device's group");
+                throw new IOException("cannot open block device " + path
+                        + ": permission denied; run the target as root or as a member of the device's group");
             }
             throw new IOException("cannot open block device " + path + ": " + Libc.Holder.describe(e));
         }
@@ -70,9 +73,11 @@ final class BlockDevice implements Medium {
             int optimal = (int) query(libc, fd, Libc.BLKIOOPT, path, "BLKIOOPT");
             boolean ro = query(libc, fd, Libc.BLKROGET, path, "BLKROGET") != 0;
             if (writable && !ro && e != 0) {
-                throw new IOException("cannot open block device " + path + " for writing: " + Libc.Holder.describe(e) + "; export it read-only with ,ro");
+                throw new IOException("cannot open block device " + path + " for writing: " + Libc.Holder.describe(e)
+                        + "; export it read-only with ,ro");
             }
-            return new BlockDevice(libc, path, fd, size, logical, Math.max(physical, logical), optimal, ro || !writable);
+            return new BlockDevice(
+                    libc, path, fd, size, logical, Math.max(physical, logical), optimal, ro || !writable);
         } catch (IOException | RuntimeException ex) {
             libc.close(fd);
             throw ex;
@@ -82,17 +87,30 @@ final class BlockDevice implements Medium {
     /** An ioctl that reports one number (an int or a u64; an int fills the low half, see {@link Libc#ioctl}). */
     private static long query(Libc libc, int fd, long request, Path path, String name) throws IOException {
         long[] out = new long[2];
-        if (libc.ioctl(fd, request, out) != 0) throw new IOException(name + " on " + path + " failed: " + Libc.Holder.describe(Libc.Holder.errno()));
+        if (libc.ioctl(fd, request, out) != 0)
+            throw new IOException(name + " on " + path + " failed: " + Libc.Holder.describe(Libc.Holder.errno()));
         return request == Libc.BLKGETSIZE64 ? out[0] : out[0] & 0xFFFFFFFFL;
     }
 
-    long sizeBytes() { return sizeBytes; }
-    int logicalBlockSize() { return logicalBlockSize; }
-    int physicalBlockSize() { return physicalBlockSize; }
+    long sizeBytes() {
+        return sizeBytes;
+    }
+
+    int logicalBlockSize() {
+        return logicalBlockSize;
+    }
+
+    int physicalBlockSize() {
+        return physicalBlockSize;
+    }
     /** The device's optimal I/O size in bytes, 0 when it names none. */
-    int optimalIoBytes() { return optimalIoBytes; }
+    int optimalIoBytes() {
+        return optimalIoBytes;
+    }
     /** Opened for reading only: asked so, or the kernel marks the device read-only (BLKROGET). */
-    boolean readOnly() { return readOnly; }
+    boolean readOnly() {
+        return readOnly;
+    }
 
     /** BLKZEROOUT: the range reads as zeroes afterwards, whatever the device supports; the kernel drops its cached pages. */
     @Override
@@ -100,7 +118,8 @@ final class BlockDevice implements Medium {
         arg[0] = position;
         arg[1] = length;
         if (libc.ioctl(fd, Libc.BLKZEROOUT, arg) != 0) {
-            throw new IOException("BLKZEROOUT of " + length + " bytes at " + position + " on " + path + " failed: " + Libc.Holder.describe(Libc.Holder.errno()));
+            throw new IOException("BLKZEROOUT of " + length + " bytes at " + position + " on " + path + " failed: "
+                    + Libc.Holder.describe(Libc.Holder.errno()));
         }
         return true;
     }
@@ -116,7 +135,9 @@ final class BlockDevice implements Medium {
         arg[1] = length;
         if (libc.ioctl(fd, Libc.BLKDISCARD, arg) != 0) {
             int e = Libc.Holder.errno();
-            if (e != Libc.EOPNOTSUPP) throw new IOException("BLKDISCARD of " + length + " bytes at " + position + " on " + path + " failed: " + Libc.Holder.describe(e));
+            if (e != Libc.EOPNOTSUPP)
+                throw new IOException("BLKDISCARD of " + length + " bytes at " + position + " on " + path + " failed: "
+                        + Libc.Holder.describe(e));
             log.debug("{} cannot discard; Deallocate does nothing on it", path);
             discardUnsupported = true;
         }

@@ -4,7 +4,6 @@ import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
@@ -19,9 +18,16 @@ import java.util.concurrent.ExecutorService;
  */
 final class DirectIo implements AutoCloseable {
     /** Page-aligned pooled direct buffers; only direct namespaces draw from it. */
-    private static final ByteBufAllocator ALIGNED = new PooledByteBufAllocator(true, 0,
-            PooledByteBufAllocator.defaultNumDirectArena(), PooledByteBufAllocator.defaultPageSize(), PooledByteBufAllocator.defaultMaxOrder(),
-            PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(), true, 4096);
+    private static final ByteBufAllocator ALIGNED = new PooledByteBufAllocator(
+            true,
+            0,
+            PooledByteBufAllocator.defaultNumDirectArena(),
+            PooledByteBufAllocator.defaultPageSize(),
+            PooledByteBufAllocator.defaultMaxOrder(),
+            PooledByteBufAllocator.defaultSmallCacheSize(),
+            PooledByteBufAllocator.defaultNormalCacheSize(),
+            true,
+            4096);
 
     /**
      * The threads direct reads and writes block in, shared by every direct namespace of the target (as
@@ -50,19 +56,25 @@ final class DirectIo implements AutoCloseable {
         if (fd < 0) {
             int e = Libc.Holder.errno();
             if (e == Libc.EINVAL) {
-                throw new IOException("the file system of " + path + " does not support direct I/O (O_DIRECT; tmpfs before Linux 6.6 for one); drop ,direct for it");
+                throw new IOException(
+                        "the file system of " + path
+                                + " does not support direct I/O (O_DIRECT; tmpfs before Linux 6.6 for one); drop ,direct for it");
             }
             throw new IOException("cannot open " + path + " for direct I/O: " + Libc.Holder.describe(e));
         }
         DirectIo io = new DirectIo(libc, path, fd);
         ByteBuf probe = buffer(blockSize);
         try {
-            if (!probe.hasMemoryAddress()) throw new IOException("direct I/O needs netty's direct-buffer addresses (sun.misc.Unsafe), which this JVM does not give");
+            if (!probe.hasMemoryAddress())
+                throw new IOException(
+                        "direct I/O needs netty's direct-buffer addresses (sun.misc.Unsafe), which this JVM does not give");
             io.read(probe, blockSize, 0);
         } catch (IOException e) {
             io.close();
-            throw new IOException("direct I/O of one " + blockSize + "-byte block of " + path + " failed (" + e.getMessage()
-                    + "); the device's logical block size is probably larger: use bs=4096", e);
+            throw new IOException(
+                    "direct I/O of one " + blockSize + "-byte block of " + path + " failed (" + e.getMessage()
+                            + "); the device's logical block size is probably larger: use bs=4096",
+                    e);
         } finally {
             probe.release();
         }
@@ -77,7 +89,9 @@ final class DirectIo implements AutoCloseable {
     /** Reads {@code n} bytes at {@code position} into {@code dst} (aligned, from {@link #buffer}) and sets its writer index. */
     void read(ByteBuf dst, int n, long position) throws IOException {
         int done = transfer(false, dst, n, position);
-        if (done < n) dst.setZero(done, n - done); // past the end (a file shrunk behind our back): zeroes, as a buffered read gives
+        if (done < n)
+            dst.setZero(
+                    done, n - done); // past the end (a file shrunk behind our back): zeroes, as a buffered read gives
         dst.writerIndex(n);
     }
 
@@ -91,12 +105,14 @@ final class DirectIo implements AutoCloseable {
         long address = buf.memoryAddress();
         int done = 0;
         while (done < n) {
-            long r = write ? libc.pwrite(fd, address + done, n - done, position + done) : libc.pread(fd, address + done, n - done, position + done);
+            long r = write
+                    ? libc.pwrite(fd, address + done, n - done, position + done)
+                    : libc.pread(fd, address + done, n - done, position + done);
             if (r < 0) {
                 int e = Libc.Holder.errno();
                 if (e == Libc.EINTR) continue;
-                throw new IOException("direct " + (write ? "write" : "read") + " of " + n + " bytes at " + position + (write ? " to " : " from ")
-                        + path + ": " + Libc.Holder.describe(e));
+                throw new IOException("direct " + (write ? "write" : "read") + " of " + n + " bytes at " + position
+                        + (write ? " to " : " from ") + path + ": " + Libc.Holder.describe(e));
             }
             if (r == 0) break;
             done += (int) r;

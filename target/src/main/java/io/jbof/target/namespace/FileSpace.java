@@ -1,9 +1,8 @@
 package io.jbof.target.namespace;
 
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.file.Path;
 
 /**
  * The space of a namespace file, changed through fallocate(2) as Linux's nvmet file backend does:
@@ -69,9 +68,16 @@ final class FileSpace implements Medium {
         int errno = Libc.Holder.errno();
         if (errno == Libc.EOPNOTSUPP) {
             log.debug("{}: the file system does not support fallocate mode 0x{}", path, Integer.toHexString(mode));
-            if (punch) punchUnsupported = true; else zeroRangeUnsupported = true;
+            if (punch) punchUnsupported = true;
+            else zeroRangeUnsupported = true;
         } else {
-            log.warn("fallocate(0x{}) of {} bytes at {} in {} failed: errno {}", Integer.toHexString(mode), length, position, path, errno);
+            log.warn(
+                    "fallocate(0x{}) of {} bytes at {} in {} failed: errno {}",
+                    Integer.toHexString(mode),
+                    length,
+                    position,
+                    path,
+                    errno);
         }
         return false;
     }

@@ -1,9 +1,8 @@
 package io.jbof.target.namespace;
 
+import java.io.IOException;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
-
-import java.io.IOException;
 
 /**
  * The libc calls namespace backends make that the JDK does not offer: fallocate, the block-device
@@ -82,7 +81,8 @@ public interface Libc {
         }
 
         static Libc require(String what) throws IOException {
-            if (LIBC == null) throw new IOException(what + " needs libc through jnr-ffi, which cannot be loaded on this platform");
+            if (LIBC == null)
+                throw new IOException(what + " needs libc through jnr-ffi, which cannot be loaded on this platform");
             return LIBC;
         }
     }

@@ -2,25 +2,24 @@ package io.jbof.target.namespace;
 
 import io.jbof.target.metrics.IoStats;
 import io.netty.buffer.ByteBuf;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A namespace the target exports, backed by a regular file or a block device: LBA n lives at byte
@@ -39,6 +38,7 @@ public final class TargetNamespace implements AutoCloseable {
     private final int blockSize;
     /** Grows live (resize); read on every I/O's range check, so volatile. */
     private volatile long blocks;
+
     private final boolean readOnly;
     private final UUID uuid;
     private final ExecutorService blockingExecutor;
@@ -55,6 +55,7 @@ public final class TargetNamespace implements AutoCloseable {
      * descriptor asks, so Flush still uses the first.
      */
     private final ThreadLocal<FileChannel> perThread = ThreadLocal.withInitial(this::openForThread);
+
     private final Queue<FileChannel> threadChannels = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
     /** What it served, per operation (the metrics' source). */
@@ -70,8 +71,16 @@ public final class TargetNamespace implements AutoCloseable {
         }
     }
 
-    private TargetNamespace(int nsid, Path path, FileChannel channel, int blockSize, long blocks, boolean readOnly, UUID uuid,
-                            BlockDevice device, DirectIo direct) {
+    private TargetNamespace(
+            int nsid,
+            Path path,
+            FileChannel channel,
+            int blockSize,
+            long blocks,
+            boolean readOnly,
+            UUID uuid,
+            BlockDevice device,
+            DirectIo direct) {
         this.nsid = nsid;
         this.path = path;
         this.channel = channel;
@@ -91,12 +100,14 @@ public final class TargetNamespace implements AutoCloseable {
      * Opens a block device, or opens (or creates with {@code sizeBytes}) a regular file. An existing file
      * keeps its size: the target never truncates or grows a user's data; a device's size is its own.
      */
-    public static TargetNamespace open(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn) throws IOException {
+    public static TargetNamespace open(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn)
+            throws IOException {
         return open(nsid, path, sizeBytes, o, subsystemNqn, null);
     }
 
     /** As {@link #open(int, Path, long, Options, String)}, with the UUID the configuration stored (null: derived from NQN, NSID and path). */
-    public static TargetNamespace open(int nsid, Path path, long sizeBytes, Options o, String subsystemNqn, UUID storedUuid) throws IOException {
+    public static TargetNamespace open(
+            int nsid, Path path, long sizeBytes, Options o, String subsystemNqn, UUID storedUuid) throws IOException {
         UUID uuid = storedUuid != null ? storedUuid : uuidOf(subsystemNqn, nsid, path);
         int blockSize = o.blockSize();
         if (blockSize != 512 && blockSize != 4096) {
@@ -105,19 +116,24 @@ public final class TargetNamespace implements AutoCloseable {
         boolean exists = Files.exists(path);
         if (exists && !Files.isRegularFile(path)) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            if (!a.isOther() || !isBlockDevice(path)) throw new IOException(path + " is neither a regular file nor a block device");
+            if (!a.isOther() || !isBlockDevice(path))
+                throw new IOException(path + " is neither a regular file nor a block device");
             return openDevice(nsid, path, sizeBytes, o, uuid);
         }
         if (o.force()) throw new IllegalArgumentException("force is for block devices in use; " + path + " is a file");
         boolean readOnly = o.readOnly();
         if (!exists) {
             if (readOnly) throw new IOException("read-only namespace file " + path + " does not exist");
-            if (sizeBytes <= 0) throw new IOException("namespace file " + path + " does not exist and no size was given to create it (use PATH:SIZE, e.g. " + path + ":1G)");
+            if (sizeBytes <= 0)
+                throw new IOException("namespace file " + path
+                        + " does not exist and no size was given to create it (use PATH:SIZE, e.g. " + path + ":1G)");
             if (sizeBytes % blockSize != 0) {
-                throw new IllegalArgumentException("size " + sizeBytes + " of " + path + " is not a multiple of the block size " + blockSize);
+                throw new IllegalArgumentException(
+                        "size " + sizeBytes + " of " + path + " is not a multiple of the block size " + blockSize);
             }
             Path parent = path.toAbsolutePath().getParent();
-            if (parent != null && !Files.isDirectory(parent)) throw new IOException("folder " + parent + " does not exist");
+            if (parent != null && !Files.isDirectory(parent))
+                throw new IOException("folder " + parent + " does not exist");
         }
         FileChannel ch = openChannel(path, readOnly, !exists);
         DirectIo direct = null;
@@ -139,18 +155,21 @@ public final class TargetNamespace implements AutoCloseable {
         }
     }
 
-    private static TargetNamespace openDevice(int nsid, Path path, long sizeBytes, Options o, UUID uuid) throws IOException {
+    private static TargetNamespace openDevice(int nsid, Path path, long sizeBytes, Options o, UUID uuid)
+            throws IOException {
         BlockDevice dev = BlockDevice.open(path, !o.readOnly(), o.force());
         FileChannel ch = null;
         DirectIo direct = null;
         try {
             int bs = o.blockSize();
             if (bs < dev.logicalBlockSize()) {
-                throw new IllegalArgumentException(path + " has " + dev.logicalBlockSize() + "-byte logical blocks; a namespace over it needs bs="
-                        + dev.logicalBlockSize() + " or larger, not bs=" + bs);
+                throw new IllegalArgumentException(
+                        path + " has " + dev.logicalBlockSize() + "-byte logical blocks; a namespace over it needs bs="
+                                + dev.logicalBlockSize() + " or larger, not bs=" + bs);
             }
             if (sizeBytes > 0 && sizeBytes != dev.sizeBytes()) {
-                throw new IllegalArgumentException(path + " is a block device of " + dev.sizeBytes() + " bytes; drop :SIZE (a device's size is its own)");
+                throw new IllegalArgumentException(path + " is a block device of " + dev.sizeBytes()
+                        + " bytes; drop :SIZE (a device's size is its own)");
             }
             long blocks = dev.sizeBytes() / bs;
             if (blocks == 0) throw new IOException(path + " is smaller than one " + bs + "-byte block");
@@ -180,18 +199,29 @@ public final class TargetNamespace implements AutoCloseable {
         try {
             return readOnly
                     ? FileChannel.open(path, StandardOpenOption.READ)
-                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
+                    : FileChannel.open(
+                            path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
         } catch (AccessDeniedException e) {
-            throw new IOException("cannot open namespace file " + path + (readOnly ? " for reading" : create ? " (creating it)" : " for writing")
-                    + ": permission denied; run the target as a user who may " + (create ? "create and " : "") + "write it"
-                    + (readOnly || create ? "" : ", or export it read-only with ,ro"), e);
+            throw new IOException(
+                    "cannot open namespace file " + path
+                            + (readOnly ? " for reading" : create ? " (creating it)" : " for writing")
+                            + ": permission denied; run the target as a user who may " + (create ? "create and " : "")
+                            + "write it"
+                            + (readOnly || create ? "" : ", or export it read-only with ,ro"),
+                    e);
         } catch (FileSystemException e) {
-            throw new IOException("cannot open namespace file " + path + ": " + (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()), e);
+            throw new IOException(
+                    "cannot open namespace file " + path + ": "
+                            + (e.getReason() != null
+                                    ? e.getReason()
+                                    : e.getClass().getSimpleName()),
+                    e);
         }
     }
 
     private static UUID uuidOf(String subsystemNqn, int nsid, Path path) {
-        return UUID.nameUUIDFromBytes((subsystemNqn + "/" + nsid + "/" + path.toAbsolutePath()).getBytes(StandardCharsets.UTF_8));
+        return UUID.nameUUIDFromBytes(
+                (subsystemNqn + "/" + nsid + "/" + path.toAbsolutePath()).getBytes(StandardCharsets.UTF_8));
     }
 
     private static void forceDirectoryOf(Path file) throws IOException {
@@ -202,15 +232,23 @@ public final class TargetNamespace implements AutoCloseable {
         }
     }
 
-    public int nsid() { return nsid; }
-    public Path path() { return path; }
+    public int nsid() {
+        return nsid;
+    }
+
+    public Path path() {
+        return path;
+    }
     /** This thread's descriptor of the file (see {@link #perThread}). */
-    public FileChannel channel() { return perThread.get(); }
+    public FileChannel channel() {
+        return perThread.get();
+    }
 
     private FileChannel openForThread() {
         if (closed) return channel;
         try {
-            FileChannel c = readOnly ? FileChannel.open(path, StandardOpenOption.READ)
+            FileChannel c = readOnly
+                    ? FileChannel.open(path, StandardOpenOption.READ)
                     : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
             threadChannels.add(c);
             if (closed) { // raced with close: give it back, use the first (closed) one
@@ -224,36 +262,72 @@ public final class TargetNamespace implements AutoCloseable {
             return channel;
         }
     }
-    public int blockSize() { return blockSize; }
-    public int blockShift() { return Integer.numberOfTrailingZeros(blockSize); }
-    public long blocks() { return blocks; }
-    public long sizeBytes() { return blocks * blockSize; }
-    public boolean readOnly() { return readOnly; }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public int blockShift() {
+        return Integer.numberOfTrailingZeros(blockSize);
+    }
+
+    public long blocks() {
+        return blocks;
+    }
+
+    public long sizeBytes() {
+        return blocks * blockSize;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
+    }
     /** True for a block device, false for a regular file. */
-    public boolean blockDevice() { return device != null; }
+    public boolean blockDevice() {
+        return device != null;
+    }
     /** True when reads and writes bypass the page cache (O_DIRECT). */
-    public boolean direct() { return direct != null; }
+    public boolean direct() {
+        return direct != null;
+    }
     /** The smallest write the medium takes without a read-modify-write: the device's physical block, or the block size for a file. */
-    public int physicalBlockSize() { return device != null ? Math.max(device.physicalBlockSize(), blockSize) : blockSize; }
+    public int physicalBlockSize() {
+        return device != null ? Math.max(device.physicalBlockSize(), blockSize) : blockSize;
+    }
     /** The device's optimal I/O size in bytes; 0 when it names none (files). */
-    public int optimalIoBytes() { return device != null ? device.optimalIoBytes() : 0; }
+    public int optimalIoBytes() {
+        return device != null ? device.optimalIoBytes() : 0;
+    }
     /** Whether deallocated blocks read as zeroes: yes for files (holes), not promised for devices (discard). */
-    public boolean deallocatedReadZeroes() { return medium == null || medium.deallocatedReadZeroes(); }
+    public boolean deallocatedReadZeroes() {
+        return medium == null || medium.deallocatedReadZeroes();
+    }
     /** Stable across restarts: stored in the configuration, or derived from subsystem NQN, NSID and path. */
-    public UUID uuid() { return uuid; }
+    public UUID uuid() {
+        return uuid;
+    }
 
-    public int anaGroup() { return anaGroup; }
+    public int anaGroup() {
+        return anaGroup;
+    }
 
-    public IoStats stats() { return stats; }
+    public IoStats stats() {
+        return stats;
+    }
 
-    public void anaGroup(int group) { anaGroup = group; }
+    public void anaGroup(int group) {
+        anaGroup = group;
+    }
 
     /** What identifies the file itself (device and inode), so one file named twice, or by a link, is recognised. */
     public Object fileKey() throws IOException {
         Object key = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
         return key != null ? key : path.toRealPath();
     }
-    public ExecutorService blockingExecutor() { return blockingExecutor; }
+
+    public ExecutorService blockingExecutor() {
+        return blockingExecutor;
+    }
 
     /** True when [slba, slba+nlb) lies inside the namespace. */
     public boolean inRange(long slba, long nlb) {
@@ -288,7 +362,8 @@ public final class TargetNamespace implements AutoCloseable {
         int at = src.readerIndex();
         int end = at + src.readableBytes();
         FileChannel ch = channel();
-        // ByteBuf.getBytes(.., FileChannel, ..) writes through the buffer's reused internal view: no ByteBuffer per write.
+        // ByteBuf.getBytes(.., FileChannel, ..) writes through the buffer's reused internal view: no ByteBuffer per
+        // write.
         while (at < end) {
             int n = src.getBytes(at, ch, position, end - at);
             at += n;
@@ -323,13 +398,17 @@ public final class TargetNamespace implements AutoCloseable {
      * never shrinks: blocks a host wrote would vanish under it. A device's size is its own.
      */
     public synchronized void grow(long newSizeBytes) throws IOException {
-        if (device != null) throw new IllegalArgumentException(path + " is a block device: its size is the device's own");
+        if (device != null)
+            throw new IllegalArgumentException(path + " is a block device: its size is the device's own");
         if (readOnly) throw new IllegalArgumentException("namespace " + nsid + " is read-only");
         if (newSizeBytes % blockSize != 0) {
-            throw new IllegalArgumentException("size " + newSizeBytes + " is not a multiple of the block size " + blockSize);
+            throw new IllegalArgumentException(
+                    "size " + newSizeBytes + " is not a multiple of the block size " + blockSize);
         }
         long now = sizeBytes();
-        if (newSizeBytes < now) throw new IllegalArgumentException("namespace " + nsid + " has " + now + " bytes; it can grow, not shrink, to " + newSizeBytes);
+        if (newSizeBytes < now)
+            throw new IllegalArgumentException(
+                    "namespace " + nsid + " has " + now + " bytes; it can grow, not shrink, to " + newSizeBytes);
         if (newSizeBytes == now) return;
         if (channel.size() < newSizeBytes) {
             channel.write(ByteBuffer.allocate(1), newSizeBytes - 1);

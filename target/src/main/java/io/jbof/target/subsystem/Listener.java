@@ -2,7 +2,6 @@ package io.jbof.target.subsystem;
 
 import io.jbof.nvme.AnaLog;
 import io.jbof.nvme.AnaState;
-
 import java.util.Arrays;
 
 /**
@@ -24,7 +23,9 @@ public final class Listener {
         this.states = s;
     }
 
-    public int portId() { return portId; }
+    public int portId() {
+        return portId;
+    }
 
     /** The state hosts on this port see for {@code group}. */
     public AnaState state(int group) {
@@ -48,9 +49,12 @@ public final class Listener {
         return true;
     }
 
-    public void draining(boolean on) { draining = on; }
+    public void draining(boolean on) {
+        draining = on;
+    }
 
     public static void checkGroup(int group) {
-        if (group < 1 || group > AnaLog.MAX_GROUPS) throw new IllegalArgumentException("ANA group must be 1.." + AnaLog.MAX_GROUPS + ", not " + group);
+        if (group < 1 || group > AnaLog.MAX_GROUPS)
+            throw new IllegalArgumentException("ANA group must be 1.." + AnaLog.MAX_GROUPS + ", not " + group);
     }
 }

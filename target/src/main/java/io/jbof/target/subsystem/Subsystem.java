@@ -2,18 +2,17 @@ package io.jbof.target.subsystem;
 
 import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.nvme.tls.TlsPskKey;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import io.jbof.target.namespace.TargetNamespace;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
@@ -29,6 +28,7 @@ public final class Subsystem implements AutoCloseable {
     private volatile TreeMap<Integer, TargetNamespace> namespaces = new TreeMap<>();
     /** Changed live by the management API; read by every Connect. */
     private volatile boolean allowAnyHost;
+
     private volatile Set<String> allowedHosts;
     /** By port ID, copy on write: every Connect looks its port up. */
     private volatile Map<Integer, Listener> listeners = Map.of();
@@ -47,12 +47,21 @@ public final class Subsystem implements AutoCloseable {
         this.serial = String.format("jbof%08x", crc.getValue());
     }
 
-    public String nqn() { return nqn; }
-    public String serial() { return serial; }
-    public String model() { return model; }
+    public String nqn() {
+        return nqn;
+    }
+
+    public String serial() {
+        return serial;
+    }
+
+    public String model() {
+        return model;
+    }
 
     public synchronized void addNamespace(TargetNamespace ns) {
-        if (namespaces.containsKey(ns.nsid())) throw new IllegalArgumentException("NSID " + ns.nsid() + " is already used in " + nqn);
+        if (namespaces.containsKey(ns.nsid()))
+            throw new IllegalArgumentException("NSID " + ns.nsid() + " is already used in " + nqn);
         TreeMap<Integer, TargetNamespace> next = new TreeMap<>(namespaces);
         next.put(ns.nsid(), ns);
         namespaces = next;
@@ -114,10 +123,14 @@ public final class Subsystem implements AutoCloseable {
         return gone;
     }
 
-    public long anaChangeCount() { return anaChangeCount.get(); }
+    public long anaChangeCount() {
+        return anaChangeCount.get();
+    }
 
     /** An ANA state or a group's membership changed. */
-    public void anaChanged() { anaChangeCount.incrementAndGet(); }
+    public void anaChanged() {
+        anaChangeCount.incrementAndGet();
+    }
 
     /** The ANA groups in use: group 1 always (as nvmet), and every namespace's, ascending. */
     public int[] anaGroups() {
@@ -136,9 +149,13 @@ public final class Subsystem implements AutoCloseable {
         return allowAnyHost || allowedHosts.contains(hostNqn);
     }
 
-    public boolean allowsAnyHost() { return allowAnyHost; }
+    public boolean allowsAnyHost() {
+        return allowAnyHost;
+    }
 
-    public void allowAnyHost(boolean any) { allowAnyHost = any; }
+    public void allowAnyHost(boolean any) {
+        allowAnyHost = any;
+    }
 
     /** Lets {@code hostNqn} connect; false when it already could. */
     public synchronized boolean addHost(String hostNqn) {
@@ -167,7 +184,10 @@ public final class Subsystem implements AutoCloseable {
     public DhchapKey[] dhchapKeys(String hostNqn) {
         return dhchapKeys.get(hostNqn);
     }
-    public Set<String> allowedHosts() { return allowedHosts; }
+
+    public Set<String> allowedHosts() {
+        return allowedHosts;
+    }
 
     private final Map<String, TlsPskKey> tlsKeys = new ConcurrentHashMap<>();
 

@@ -1,19 +1,19 @@
 package io.jbof.target.cli;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 class NamespaceSpecTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void directAndForceAreOptionsOfTheNamespace() {
@@ -38,7 +38,8 @@ class NamespaceSpecTest {
 
     @Test
     void anUnknownOptionNamesTheKnownOnes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NamespaceSpec.parse("/srv/a.img:1G,odirect"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> NamespaceSpec.parse("/srv/a.img:1G,odirect"));
         assertTrue(e.getMessage().contains("direct, force"), e.getMessage());
     }
 }

@@ -1,5 +1,7 @@
 package io.jbof.target.controller;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
 import io.jbof.target.TargetServer;
@@ -9,23 +11,22 @@ import io.jbof.target.transport.loop.LoopRequest;
 import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** A Read or Write holds its bytes of the in-flight budget from admission to completion, and has given them back by the time the host sees it end. */
 class InflightBudgetReturnTest {
     static final String NQN = "nqn.2024-01.io.jbof:budget-test";
     static final UUID HOST = UUID.nameUUIDFromBytes("budget-test".getBytes());
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     TargetServer target;
     final InflightBudget budget = new InflightBudget(8192);
     LoopHost host;
@@ -72,7 +73,11 @@ class InflightBudgetReturnTest {
     private int run(int opcode, long slba, int bytes) throws Exception {
         ByteBuf back = Unpooled.buffer(bytes);
         LoopRequest r = host.ioRequest(opcode == Opcodes.IO_READ ? back : null);
-        r.reset(opcode, bytes).nsid(1).cdw(10, (int) slba).cdw(11, (int) (slba >>> 32)).cdw(12, bytes / 4096 - 1);
+        r.reset(opcode, bytes)
+                .nsid(1)
+                .cdw(10, (int) slba)
+                .cdw(11, (int) (slba >>> 32))
+                .cdw(12, bytes / 4096 - 1);
         if (opcode == Opcodes.IO_WRITE) r.payload(Unpooled.buffer(bytes).writeZero(bytes));
         host.io.onCommand(r);
         int status = r.await(10, TimeUnit.SECONDS);

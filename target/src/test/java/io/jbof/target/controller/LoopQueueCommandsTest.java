@@ -1,5 +1,9 @@
 package io.jbof.target.controller;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 import io.jbof.nvme.Connect;
 import io.jbof.nvme.IdentifyController;
 import io.jbof.nvme.Opcodes;
@@ -13,25 +17,22 @@ import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** The target's command handling driven over in-process loop queues: no socket, no initiator. */
 class LoopQueueCommandsTest {
     static final String NQN = "nqn.2024-01.io.jbof:loop-test";
     static final UUID HOST = UUID.nameUUIDFromBytes("loop-test".getBytes());
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     TargetServer target;
 
     @BeforeEach
@@ -72,7 +73,10 @@ class LoopQueueCommandsTest {
         ByteBuf back = Unpooled.buffer(8192);
         LoopRequest r = host.ioRequest(back);
         long blocks = (1 << 20) / 512;
-        r.reset(Opcodes.IO_READ, 1024).nsid(1).cdw(10, (int) (blocks - 1)).cdw(12, 1); // two blocks, the last one past the end
+        r.reset(Opcodes.IO_READ, 1024)
+                .nsid(1)
+                .cdw(10, (int) (blocks - 1))
+                .cdw(12, 1); // two blocks, the last one past the end
         host.io.onCommand(r);
         assertEquals(Status.dnr(Status.LBA_OUT_OF_RANGE), r.await(10, TimeUnit.SECONDS));
         r.close();
@@ -141,7 +145,10 @@ class LoopQueueCommandsTest {
         LoopRequest r = new LoopRequest(q, null);
         for (int attempt = 0; attempt < 2; attempt++) {
             ByteBuf data = Connect.data(HOST, 0xFFFF, NQN, LoopHost.HOST_NQN_PREFIX + HOST);
-            r.reset(Opcodes.FABRICS, Connect.DATA_SIZE).fctype(Opcodes.FCTYPE_CONNECT).cdw(10, 0).cdw(11, 31);
+            r.reset(Opcodes.FABRICS, Connect.DATA_SIZE)
+                    .fctype(Opcodes.FCTYPE_CONNECT)
+                    .cdw(10, 0)
+                    .cdw(11, 31);
             r.payload(data);
             admin.onCommand(r);
             r.await(10, TimeUnit.SECONDS);

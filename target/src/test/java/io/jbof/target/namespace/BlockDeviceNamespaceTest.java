@@ -1,5 +1,11 @@
 package io.jbof.target.namespace;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.jbof.nvme.IdentifyNamespace;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
@@ -11,10 +17,6 @@ import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -26,12 +28,9 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Block devices (Linux loop devices over files here) exported as namespaces, driven over in-process loop queues. */
 class BlockDeviceNamespaceTest {
@@ -39,7 +38,8 @@ class BlockDeviceNamespaceTest {
     static final UUID HOST = UUID.nameUUIDFromBytes("bdev-test".getBytes());
     static final int MIB = 1 << 20;
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @BeforeEach
     void needsLoopDevices() {
@@ -49,7 +49,7 @@ class BlockDeviceNamespaceTest {
     @Test
     void aLoopDeviceIsExportedWithTheDevicesSizeAndItsWritesLandOnTheDevice() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16));
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> { }))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> {}))) {
             TargetNamespace ns = target.subsystem(NQN).namespace(1);
             assertTrue(ns.blockDevice());
             assertEquals(16L * MIB / 4096, ns.blocks());
@@ -70,7 +70,7 @@ class BlockDeviceNamespaceTest {
     void deallocateDiscardsTheRangeAndTheBackingFileGetsItsSpaceBack() throws Exception {
         Path file = backing(64);
         try (LoopDevice dev = LoopDevice.attach(file);
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> { }))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> {}))) {
             LoopHost host = LoopHost.connect(target, NQN, HOST, TransportType.TCP);
             byte[] chunk = pattern(16384, 5);
             for (int i = 0; i < 8 * MIB / chunk.length; i++) assertEquals(Status.SUCCESS, write(host, i * 4L, chunk));
@@ -78,7 +78,11 @@ class BlockDeviceNamespaceTest {
             long before = allocatedBytes(file);
             assertTrue(before >= 8L * MIB, "8 MiB written, " + before + " bytes allocated");
 
-            ByteBuf range = Unpooled.wrappedBuffer(new byte[16]).clear().writeIntLE(0).writeIntLE(8 * MIB / 4096).writeLongLE(0);
+            ByteBuf range = Unpooled.wrappedBuffer(new byte[16])
+                    .clear()
+                    .writeIntLE(0)
+                    .writeIntLE(8 * MIB / 4096)
+                    .writeLongLE(0);
             try (LoopRequest dsm = host.ioRequest(null)) {
                 dsm.reset(Opcodes.IO_DATASET_MANAGEMENT, 16).nsid(1).cdw(10, 0).cdw(11, 1 << 2);
                 dsm.payload(range);
@@ -93,7 +97,7 @@ class BlockDeviceNamespaceTest {
     @Test
     void writeZeroesZeroesTheRangeOnTheDevice() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16));
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> { }))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> {}))) {
             LoopHost host = LoopHost.connect(target, NQN, HOST, TransportType.TCP);
             assertEquals(Status.SUCCESS, write(host, 10, pattern(16384, 9)));
             try (LoopRequest wz = host.ioRequest(null)) {
@@ -104,15 +108,18 @@ class BlockDeviceNamespaceTest {
             byte[] back = read(host, 10, 16384);
             assertArrayEquals(Arrays.copyOfRange(pattern(16384, 9), 0, 4096), Arrays.copyOfRange(back, 0, 4096));
             assertArrayEquals(new byte[8192], Arrays.copyOfRange(back, 4096, 12288));
-            assertArrayEquals(Arrays.copyOfRange(pattern(16384, 9), 12288, 16384), Arrays.copyOfRange(back, 12288, 16384));
+            assertArrayEquals(
+                    Arrays.copyOfRange(pattern(16384, 9), 12288, 16384), Arrays.copyOfRange(back, 12288, 16384));
         }
     }
 
     @Test
     void aDeviceAnotherTargetExportsIsRefusedAsInUseUnlessForced() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16));
-             TargetServer first = TargetServer.start(config(dev.path(), ns -> { }))) {
-            IOException e = assertThrows(IOException.class, () -> TargetServer.start(config(dev.path(), ns -> { })).close());
+                TargetServer first = TargetServer.start(config(dev.path(), ns -> {}))) {
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> TargetServer.start(config(dev.path(), ns -> {})).close());
             assertTrue(e.getMessage().contains("in use") && e.getMessage().contains(",force"), e.getMessage());
             try (TargetServer forced = TargetServer.start(config(dev.path(), ns -> ns.force = true))) {
                 assertTrue(forced.subsystem(NQN).namespace(1).blockDevice());
@@ -125,11 +132,14 @@ class BlockDeviceNamespaceTest {
         assumeTrue(LoopDevice.run("mkfs.ext4", "-V").exitOk(), "needs mkfs.ext4");
         Path mnt = Files.createDirectory(dir.resolve("mnt"));
         try (LoopDevice dev = LoopDevice.attach(backing(16))) {
-            assertTrue(LoopDevice.run("mkfs.ext4", "-q", "-F", dev.path().toString()).exitOk());
+            assertTrue(LoopDevice.run("mkfs.ext4", "-q", "-F", dev.path().toString())
+                    .exitOk());
             LoopDevice.Result mount = LoopDevice.run("mount", dev.path().toString(), mnt.toString());
             assertTrue(mount.exitOk(), mount.output());
             try {
-                IOException e = assertThrows(IOException.class, () -> TargetServer.start(config(dev.path(), ns -> { })).close());
+                IOException e = assertThrows(
+                        IOException.class,
+                        () -> TargetServer.start(config(dev.path(), ns -> {})).close());
                 assertTrue(e.getMessage().contains("in use"), e.getMessage());
             } finally {
                 LoopDevice.run("umount", mnt.toString());
@@ -140,7 +150,7 @@ class BlockDeviceNamespaceTest {
     @Test
     void aReadOnlyDeviceIsExportedReadOnlyAndRefusesWrites() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16), "--read-only");
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> { }))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> {}))) {
             assertTrue(target.subsystem(NQN).namespace(1).readOnly());
             LoopHost host = LoopHost.connect(target, NQN, HOST, TransportType.TCP);
             assertEquals(Status.dnr(Status.NAMESPACE_WRITE_PROTECTED), write(host, 0, new byte[4096]));
@@ -152,8 +162,10 @@ class BlockDeviceNamespaceTest {
     @Test
     void aBlockSizeBelowTheDevicesLogicalBlockIsRefused() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16), "--sector-size", "4096")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> TargetServer.start(config(dev.path(), ns -> ns.blockSize = 512)).close());
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> TargetServer.start(config(dev.path(), ns -> ns.blockSize = 512))
+                            .close());
             assertTrue(e.getMessage().contains("4096-byte logical blocks"), e.getMessage());
         }
     }
@@ -161,7 +173,7 @@ class BlockDeviceNamespaceTest {
     @Test
     void identifyReportsTheDevicesPhysicalBlockAndThatDiscardedBlocksAreNotPromisedZero() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16), "--sector-size", "4096");
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> { }))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> {}))) {
             ByteBuf id = identifyNamespace(LoopHost.connect(target, NQN, HOST, TransportType.TCP));
             assertEquals(0, id.getByte(IdentifyNamespace.DLFEAT) & 0x7, "DLFEAT read behaviour");
             assertEquals(12, id.getByte(IdentifyNamespace.LBAF0 + 2), "LBADS: 4096-byte blocks");
@@ -171,7 +183,7 @@ class BlockDeviceNamespaceTest {
     @Test
     void aDirectNamespaceOnADeviceRoundTripsWithoutFillingThePageCache() throws Exception {
         try (LoopDevice dev = LoopDevice.attach(backing(16));
-             TargetServer target = TargetServer.start(config(dev.path(), ns -> ns.direct = true))) {
+                TargetServer target = TargetServer.start(config(dev.path(), ns -> ns.direct = true))) {
             TargetNamespace ns = target.subsystem(NQN).namespace(1);
             assertTrue(ns.direct());
             LoopHost host = LoopHost.connect(target, NQN, HOST, TransportType.TCP);
@@ -193,7 +205,8 @@ class BlockDeviceNamespaceTest {
             for (int i = 0; i < 256; i++) assertEquals(Status.SUCCESS, write(host, i * 4L, data)); // 4 MiB
             for (int i = 0; i < 256; i++) assertArrayEquals(data, read(host, i * 4L, data.length));
             long cachedPages = cachedPages(file);
-            // Buffered, these 4 MiB would be 1024 cached pages; direct leaves at most the page of the sparse file's last byte.
+            // Buffered, these 4 MiB would be 1024 cached pages; direct leaves at most the page of the sparse file's
+            // last byte.
             assertTrue(cachedPages <= 2, cachedPages + " pages of " + file + " in the page cache");
         }
     }
@@ -220,7 +233,11 @@ class BlockDeviceNamespaceTest {
 
     private static int write(LoopHost host, long slba, byte[] data) throws Exception {
         try (LoopRequest w = host.ioRequest(null)) {
-            w.reset(Opcodes.IO_WRITE, data.length).nsid(1).cdw(10, (int) slba).cdw(11, (int) (slba >>> 32)).cdw(12, data.length / 4096 - 1);
+            w.reset(Opcodes.IO_WRITE, data.length)
+                    .nsid(1)
+                    .cdw(10, (int) slba)
+                    .cdw(11, (int) (slba >>> 32))
+                    .cdw(12, data.length / 4096 - 1);
             w.payload(Unpooled.wrappedBuffer(data));
             host.io.onCommand(w);
             return w.await(30, TimeUnit.SECONDS);
@@ -230,7 +247,11 @@ class BlockDeviceNamespaceTest {
     private static byte[] read(LoopHost host, long slba, int n) throws Exception {
         ByteBuf back = Unpooled.wrappedBuffer(new byte[n]).clear();
         try (LoopRequest r = host.ioRequest(back)) {
-            r.reset(Opcodes.IO_READ, n).nsid(1).cdw(10, (int) slba).cdw(11, (int) (slba >>> 32)).cdw(12, n / 4096 - 1);
+            r.reset(Opcodes.IO_READ, n)
+                    .nsid(1)
+                    .cdw(10, (int) slba)
+                    .cdw(11, (int) (slba >>> 32))
+                    .cdw(12, n / 4096 - 1);
             host.io.onCommand(r);
             assertEquals(Status.SUCCESS, r.await(30, TimeUnit.SECONDS));
             return ByteBufUtil.getBytes(back);
@@ -263,7 +284,8 @@ class BlockDeviceNamespaceTest {
     }
 
     private static long cachedPages(Path file) {
-        LoopDevice.Result r = LoopDevice.run("fincore", "--bytes", "--noheadings", "--output", "PAGES", file.toString());
+        LoopDevice.Result r =
+                LoopDevice.run("fincore", "--bytes", "--noheadings", "--output", "PAGES", file.toString());
         assertTrue(r.exitOk(), r.output());
         return Long.parseLong(r.output().trim());
     }

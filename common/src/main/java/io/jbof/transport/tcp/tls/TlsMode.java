@@ -13,10 +13,17 @@ public enum TlsMode {
 
     public static TlsMode parse(String s) {
         switch (s.toLowerCase(Locale.ROOT)) {
-            case "off": case "none": return OFF;
-            case "optional": case "not-required": return OPTIONAL;
-            case "required": case "on": return REQUIRED;
-            default: throw new IllegalArgumentException("TLS mode '" + s + "' is not off, optional or required");
+            case "off":
+            case "none":
+                return OFF;
+            case "optional":
+            case "not-required":
+                return OPTIONAL;
+            case "required":
+            case "on":
+                return REQUIRED;
+            default:
+                throw new IllegalArgumentException("TLS mode '" + s + "' is not off, optional or required");
         }
     }
 }

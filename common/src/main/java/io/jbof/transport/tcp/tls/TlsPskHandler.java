@@ -1,8 +1,7 @@
 package io.jbof.transport.tcp.tls;
 
-import java.util.concurrent.TimeUnit;
-import io.jbof.util.Tunable;
 import io.jbof.nvme.tls.TlsPskIdentity;
+import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -10,6 +9,12 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.bouncycastle.tls.AlertDescription;
 import org.bouncycastle.tls.TlsClientProtocol;
 import org.bouncycastle.tls.TlsFatalAlert;
@@ -17,12 +22,6 @@ import org.bouncycastle.tls.TlsProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.WritableByteChannel;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * TLS 1.3 with an NVMe pre-shared key under the NVMe/TCP PDUs (NVMe/TCP transport 3.6): the first stage
@@ -86,15 +85,27 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        ctx.executor().schedule(() -> {
-            if (!active && !failed && ctx.channel().isActive() && ctx.pipeline().get(TlsPskHandler.class) == this) {
-                failed = true;
-                log.warn("{}: no TLS handshake within {} ms; closing", ctx.channel().remoteAddress(), HANDSHAKE_TIMEOUT_MS);
-                if (client) ctx.fireExceptionCaught(new TlsHandshakeException("TLS handshake with " + ctx.channel().remoteAddress()
-                        + " did not complete within " + HANDSHAKE_TIMEOUT_MS + " ms"));
-                ctx.close();
-            }
-        }, HANDSHAKE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            if (!active
+                                    && !failed
+                                    && ctx.channel().isActive()
+                                    && ctx.pipeline().get(TlsPskHandler.class) == this) {
+                                failed = true;
+                                log.warn(
+                                        "{}: no TLS handshake within {} ms; closing",
+                                        ctx.channel().remoteAddress(),
+                                        HANDSHAKE_TIMEOUT_MS);
+                                if (client)
+                                    ctx.fireExceptionCaught(new TlsHandshakeException("TLS handshake with "
+                                            + ctx.channel().remoteAddress() + " did not complete within "
+                                            + HANDSHAKE_TIMEOUT_MS + " ms"));
+                                ctx.close();
+                            }
+                        },
+                        HANDSHAKE_TIMEOUT_MS,
+                        TimeUnit.MILLISECONDS);
         if (client) start();
     }
 
@@ -115,7 +126,9 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                 if (b.isReadable() && b.getUnsignedByte(b.readerIndex()) != HANDSHAKE_RECORD) {
                     if (mode == TlsMode.OPTIONAL) {
                         // TLS optional and the host speaks plain NVMe/TCP: step aside.
-                        log.debug("{}: plain NVMe/TCP (TLS optional)", ctx.channel().remoteAddress());
+                        log.debug(
+                                "{}: plain NVMe/TCP (TLS optional)",
+                                ctx.channel().remoteAddress());
                         // Out of the pipeline first, so the ICResp written in answer does not pass through here;
                         // this context still forwards to the stages above.
                         ctx.pipeline().remove(this);
@@ -124,7 +137,8 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                         return;
                     }
                     failed = true;
-                    log.warn("{}: plain NVMe/TCP refused: this port requires TLS (the host needs its TLS PSK, e.g. nvme connect --tls)",
+                    log.warn(
+                            "{}: plain NVMe/TCP refused: this port requires TLS (the host needs its TLS PSK, e.g. nvme connect --tls)",
                             ctx.channel().remoteAddress());
                     ctx.close();
                     return;
@@ -147,7 +161,10 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                 active = true;
                 TlsPskIdentity id = peer.identity();
                 ctx.channel().attr(IDENTITY).set(id);
-                log.info("{}: TLS 1.3 established with PSK identity {}", ctx.channel().remoteAddress(), id);
+                log.info(
+                        "{}: TLS 1.3 established with PSK identity {}",
+                        ctx.channel().remoteAddress(),
+                        id);
                 ctx.fireChannelActive();
             }
             deliverInput();
@@ -194,12 +211,14 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
                 FileRegion r = (FileRegion) msg;
                 while (r.transferred() < r.count()) {
                     if (r.transferTo(stagingSink, r.transferred()) <= 0 && staged < staging.length) {
-                        throw new IOException("file region ended early at " + r.transferred() + " of " + r.count() + " bytes");
+                        throw new IOException(
+                                "file region ended early at " + r.transferred() + " of " + r.count() + " bytes");
                     }
                     if (staged == staging.length) seal();
                 }
             } else {
-                throw new IllegalArgumentException("TLS stage cannot send " + msg.getClass().getSimpleName());
+                throw new IllegalArgumentException(
+                        "TLS stage cannot send " + msg.getClass().getSimpleName());
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -217,8 +236,13 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
             return n;
         }
 
-        @Override public boolean isOpen() { return true; }
-        @Override public void close() { }
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {}
     };
 
     private void seal() throws IOException {
@@ -255,9 +279,11 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         if (promises == null) {
             ctx.write(out, ctx.voidPromise());
         } else {
-            ctx.write(out).addListener(f -> promises.forEach(p -> {
-                if (f.isSuccess()) p.trySuccess(); else p.tryFailure(f.cause());
-            }));
+            ctx.write(out)
+                    .addListener(f -> promises.forEach(p -> {
+                        if (f.isSuccess()) p.trySuccess();
+                        else p.tryFailure(f.cause());
+                    }));
         }
     }
 
@@ -266,9 +292,12 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         failed = true;
         writeOutput(null); // the alert, if the engine raised one
         String what = active ? "TLS error" : "TLS handshake failed";
-        String why = e instanceof TlsFatalAlert ? AlertDescription.getText(((TlsFatalAlert) e).getAlertDescription()) : e.getMessage();
+        String why = e instanceof TlsFatalAlert
+                ? AlertDescription.getText(((TlsFatalAlert) e).getAlertDescription())
+                : e.getMessage();
         String detail = peer.failureDetail();
-        String message = what + " with " + ctx.channel().remoteAddress() + ": " + why + (detail == null ? "" : " (" + detail + ")");
+        String message = what + " with " + ctx.channel().remoteAddress() + ": " + why
+                + (detail == null ? "" : " (" + detail + ")");
         IOException cause = active ? new IOException(message, e) : new TlsHandshakeException(message, e);
         log.warn("{}", cause.getMessage());
         if (client || active) ctx.fireExceptionCaught(cause);
@@ -296,8 +325,11 @@ public final class TlsPskHandler extends ChannelDuplexHandler {
         pending.clear();
         if (!active && !failed && started) {
             String detail = peer.failureDetail();
-            IOException cause = new TlsHandshakeException("connection to " + ctx.channel().remoteAddress() + " closed during the TLS handshake"
-                    + (detail == null ? " (does the peer have a matching PSK for this host and subsystem?)" : " (" + detail + ")"));
+            IOException cause = new TlsHandshakeException(
+                    "connection to " + ctx.channel().remoteAddress() + " closed during the TLS handshake"
+                            + (detail == null
+                                    ? " (does the peer have a matching PSK for this host and subsystem?)"
+                                    : " (" + detail + ")"));
             log.warn("{}", cause.getMessage());
             if (client) ctx.fireExceptionCaught(cause);
         }

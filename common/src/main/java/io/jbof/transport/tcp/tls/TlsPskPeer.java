@@ -1,14 +1,13 @@
 package io.jbof.transport.tcp.tls;
 
+import io.jbof.nvme.tls.TlsPskIdentity;
+import java.security.SecureRandom;
 import java.security.Security;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
-import io.jbof.nvme.tls.TlsPskIdentity;
 import org.bouncycastle.tls.CipherSuite;
 import org.bouncycastle.tls.PRFAlgorithm;
 import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
-
-import java.security.SecureRandom;
 
 /** What the TLS stage asks of either end: who the peer proved to be, and why a handshake failed. */
 public interface TlsPskPeer {
@@ -41,8 +40,7 @@ public interface TlsPskPeer {
             CRYPTO = new JcaTlsCryptoProvider().create(new SecureRandom());
         }
 
-        private Shared() {
-        }
+        private Shared() {}
     }
 
     /** The cipher suite of an NVMe PSK hash: 1 SHA-256, 2 SHA-384 (NVMe/TCP 3.6.1.2). */

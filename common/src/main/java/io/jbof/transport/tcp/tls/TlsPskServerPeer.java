@@ -1,26 +1,25 @@
 package io.jbof.transport.tcp.tls;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import org.bouncycastle.util.Arrays;
 import io.jbof.nvme.tls.TlsPskDerivation;
 import io.jbof.nvme.tls.TlsPskIdentity;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Vector;
 import org.bouncycastle.tls.AbstractTlsServer;
 import org.bouncycastle.tls.AlertDescription;
 import org.bouncycastle.tls.AlertLevel;
 import org.bouncycastle.tls.BasicTlsPSKExternal;
 import org.bouncycastle.tls.CipherSuite;
 import org.bouncycastle.tls.ExtensionType;
-import org.bouncycastle.tls.TlsExtensionsUtils;
 import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.PskIdentity;
 import org.bouncycastle.tls.TlsCredentials;
+import org.bouncycastle.tls.TlsExtensionsUtils;
 import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.TlsPSKExternal;
 import org.bouncycastle.tls.TlsUtils;
-
-import java.nio.charset.StandardCharsets;
-import java.util.Vector;
+import org.bouncycastle.util.Arrays;
 
 /** The target end of the handshake: accepts the first offered NVMe identity it holds a key for. */
 public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskPeer {
@@ -33,9 +32,11 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
     private final KeyLookup keys;
     /** Binder length of each offered identity, from the ClientHello's pre_shared_key extension. */
     private int[] binderLengths = new int[0];
+
     private volatile TlsPskIdentity selected;
     /** Hash the selected PSK is bound to (1 SHA-256, 2 SHA-384): the cipher suite must use the same. */
     private int selectedHash;
+
     private volatile boolean established;
     private volatile String detail;
 
@@ -51,8 +52,11 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
 
     @Override
     protected int[] getSupportedCipherSuites() {
-        return TlsUtils.getSupportedCipherSuites(getCrypto(),
-                new int[] {CipherSuite.TLS_AES_256_GCM_SHA384, CipherSuite.TLS_AES_128_GCM_SHA256, CipherSuite.TLS_CHACHA20_POLY1305_SHA256});
+        return TlsUtils.getSupportedCipherSuites(getCrypto(), new int[] {
+            CipherSuite.TLS_AES_256_GCM_SHA384,
+            CipherSuite.TLS_AES_128_GCM_SHA256,
+            CipherSuite.TLS_CHACHA20_POLY1305_SHA256
+        });
     }
 
     /**
@@ -64,15 +68,15 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
         try {
             ByteBuffer r = ByteBuffer.wrap(b, off, len);
             if (r.remaining() < 9 || r.get() != 0x16) return;
-            r.getShort();                                     // legacy record version
+            r.getShort(); // legacy record version
             int recordLen = r.getShort() & 0xFFFF;
-            if (recordLen > r.remaining() || r.get() != 1) return;  // whole record, ClientHello
+            if (recordLen > r.remaining() || r.get() != 1) return; // whole record, ClientHello
             int helloLen = (r.get() & 0xFF) << 16 | (r.getShort() & 0xFFFF);
             if (helloLen > r.remaining()) return;
-            r.position(r.position() + 2 + 32);                // legacy version, random
-            skip(r, r.get() & 0xFF);                          // session id
-            skip(r, r.getShort() & 0xFFFF);                   // cipher suites
-            skip(r, r.get() & 0xFF);                          // compression methods
+            r.position(r.position() + 2 + 32); // legacy version, random
+            skip(r, r.get() & 0xFF); // session id
+            skip(r, r.getShort() & 0xFFFF); // cipher suites
+            skip(r, r.get() & 0xFF); // compression methods
             int extensions = r.getShort() & 0xFFFF;
             int end = r.position() + extensions;
             while (r.position() + 4 <= end) {
@@ -83,7 +87,8 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
                 }
                 byte[] ext = new byte[n];
                 r.get(ext);
-                Vector<?> binders = TlsExtensionsUtils.readPreSharedKeyClientHello(ext).getBinders();
+                Vector<?> binders =
+                        TlsExtensionsUtils.readPreSharedKeyClientHello(ext).getBinders();
                 int[] lengths = new int[binders.size()];
                 for (int i = 0; i < lengths.length; i++) lengths[i] = ((byte[]) binders.get(i)).length;
                 binderLengths = lengths;
@@ -105,7 +110,8 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
             Object o = identities.get(i);
             String s = new String(((PskIdentity) o).getIdentity(), StandardCharsets.UTF_8);
             TlsPskIdentity id = TlsPskIdentity.parse(s);
-            if (offered.length() < 1000) offered.append(offered.length() == 0 ? "" : ", ").append(id == null ? "(not an NVMe identity)" : s);
+            if (offered.length() < 1000)
+                offered.append(offered.length() == 0 ? "" : ", ").append(id == null ? "(not an NVMe identity)" : s);
             if (id == null) continue;
             TlsPskDerivation.Derived d = keys.find(id);
             if (d != null && d.identity().toString().equals(s)) {
@@ -113,9 +119,12 @@ public final class TlsPskServerPeer extends AbstractTlsServer implements TlsPskP
                 // The binder's length says which hash the host bound the PSK to. A SHA-384 identity should mean
                 // SHA-384 (NVMe/TCP 3.6.1.2), but tlshd built with gnutls before 3.8.10 (Debian 13) binds every
                 // PSK to SHA-256 and then negotiates a SHA-256 suite: follow the host.
-                int hash = i < binderLengths.length && binderLengths[i] == 32 ? 1 : i < binderLengths.length && binderLengths[i] == 48 ? 2 : id.cipher();
+                int hash = i < binderLengths.length && binderLengths[i] == 32
+                        ? 1
+                        : i < binderLengths.length && binderLengths[i] == 48 ? 2 : id.cipher();
                 selectedHash = hash;
-                return new BasicTlsPSKExternal(((PskIdentity) o).getIdentity(), getCrypto().createSecret(d.psk()), TlsPskPeer.prf(hash));
+                return new BasicTlsPSKExternal(
+                        ((PskIdentity) o).getIdentity(), getCrypto().createSecret(d.psk()), TlsPskPeer.prf(hash));
             }
         }
         detail = "no key for the offered PSK identity " + offered + "; give the target --tls-key HOSTNQN=KEY";

@@ -1,5 +1,7 @@
 package io.jbof.transport.tcp.tls;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jbof.nvme.tls.TlsPskDerivation;
@@ -9,8 +11,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * Coverage-guided fuzzing of the target's TLS stage (the ClientHello peek and BouncyCastle's handshake
@@ -24,8 +24,8 @@ class TlsServerFuzzTest {
     @FuzzTest(maxDuration = "30s")
     void anyBytesBeforeAHandshakeNeverReachTheNvmeStages(FuzzedDataProvider d) {
         boolean[] reached = new boolean[1];
-        TlsPskServerPeer peer = new TlsPskServerPeer(id -> TlsPskDerivation.derive(KEY, id.hostNqn(), id.subsysNqn(), id.version(),
-                TlsPskDerivation.Labels.LEGACY));
+        TlsPskServerPeer peer = new TlsPskServerPeer(id -> TlsPskDerivation.derive(
+                KEY, id.hostNqn(), id.subsysNqn(), id.version(), TlsPskDerivation.Labels.LEGACY));
         EmbeddedChannel ch = new EmbeddedChannel(
                 TlsPskHandler.server(d.consumeBoolean() ? TlsMode.REQUIRED : TlsMode.OPTIONAL, peer),
                 new ChannelInboundHandlerAdapter() {

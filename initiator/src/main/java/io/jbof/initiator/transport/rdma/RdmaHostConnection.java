@@ -1,15 +1,5 @@
 package io.jbof.initiator.transport.rdma;
 
-import io.jbof.nvme.Status;
-import io.netty.buffer.Unpooled;
-import io.jbof.transport.rdma.CmEvents;
-import io.jbof.transport.rdma.RdmaEventLoop;
-import io.jbof.transport.rdma.RdmaFabric;
-import io.jbof.transport.rdma.RdmaNative;
-import io.jbof.transport.rdma.RdmaPrivateData;
-import io.jbof.transport.rdma.RegisteredMemory;
-import io.jbof.transport.rdma.VerbsQueuePair;
-
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvSendWR;
@@ -23,20 +13,28 @@ import com.ibm.disni.verbs.impl.NatObject;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
+import io.jbof.nvme.Status;
 import io.jbof.transport.HostCommand;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaFabric;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.transport.rdma.RdmaPrivateData;
+import io.jbof.transport.rdma.RegisteredMemory;
+import io.jbof.transport.rdma.VerbsQueuePair;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One NVMe queue on an RDMA queue pair, host side. Capsules go by SEND from registered send buffers
@@ -73,13 +71,19 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
     private long domain;
     /** Per CID: the command's data is the caller's registered memory (no copy through dataMemory). */
     private boolean[] direct;
+
     private int inCapsule;
     private boolean open;
     private boolean torndown;
     private Throwable failure;
 
-    RdmaHostConnection(RdmaHostTransport transport, RdmaCmId id, RdmaEventLoop loop, HostConnectionOptions options,
-                       Listener listener, CompletableFuture<HostConnection> ready) {
+    RdmaHostConnection(
+            RdmaHostTransport transport,
+            RdmaCmId id,
+            RdmaEventLoop loop,
+            HostConnectionOptions options,
+            Listener listener,
+            CompletableFuture<HostConnection> ready) {
         this.transport = transport;
         this.id = id;
         this.loop = loop;
@@ -112,24 +116,34 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
                     break;
                 case CmEvents.REJECTED: {
                     int status = RdmaPrivateData.decodeReject(RdmaNative.privateData(((NatObject) id).getObjId()));
-                    String why = status >= 0 ? "the target rejected the connection: " + RdmaPrivateData.describe(status) + " (status " + status + ")"
-                            : "the connection was rejected (reason " + RdmaNative.eventStatus(((NatObject) id).getObjId())
-                            + "): is an NVMe-oF RDMA target listening on " + options.address() + ":" + options.port() + "?";
+                    String why = status >= 0
+                            ? "the target rejected the connection: " + RdmaPrivateData.describe(status) + " (status "
+                                    + status + ")"
+                            : "the connection was rejected (reason "
+                                    + RdmaNative.eventStatus(((NatObject) id).getObjId())
+                                    + "): is an NVMe-oF RDMA target listening on " + options.address() + ":"
+                                    + options.port() + "?";
                     fail(new IOException(why));
                     break;
                 }
                 case CmEvents.ADDR_ERROR:
                 case CmEvents.ROUTE_ERROR:
-                    fail(new IOException("cannot reach " + options.address() + " over RDMA (" + CmEvents.name(event)
-                            + "): the address must be reachable through an RDMA device (rdma link show; 127.0.0.1 is not)"));
+                    fail(
+                            new IOException(
+                                    "cannot reach " + options.address() + " over RDMA (" + CmEvents.name(event)
+                                            + "): the address must be reachable through an RDMA device (rdma link show; 127.0.0.1 is not)"));
                     break;
                 case CmEvents.UNREACHABLE:
                 case CmEvents.CONNECT_ERROR:
-                    fail(new IOException("RDMA connect to " + options.address() + ":" + options.port() + " failed (" + CmEvents.name(event) + ")"));
+                    fail(new IOException("RDMA connect to " + options.address() + ":" + options.port() + " failed ("
+                            + CmEvents.name(event) + ")"));
                     break;
                 case CmEvents.DISCONNECTED:
                 case CmEvents.DEVICE_REMOVAL:
-                    loop.execute(() -> tearDown(failure != null ? failure : new IOException("the target closed the RDMA connection (" + where + ")")));
+                    loop.execute(() -> tearDown(
+                            failure != null
+                                    ? failure
+                                    : new IOException("the target closed the RDMA connection (" + where + ")")));
                     break;
                 default:
                     log.debug("{}: RDMA CM {}", where, CmEvents.name(event));
@@ -165,18 +179,29 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             verbs = new VerbsQueuePair(id, pd, loop, sendSlots, recvCount, 1, this);
             sendMemory = new RegisteredMemory(pd, sendSlots * sendSize, 0);
             recvMemory = new RegisteredMemory(pd, recvCount * NvmeCompletion.SIZE, RegisteredMemory.LOCAL_WRITE);
-            dataMemory = new RegisteredMemory(pd, entries * transferSize,
+            dataMemory = new RegisteredMemory(
+                    pd,
+                    entries * transferSize,
                     RegisteredMemory.LOCAL_WRITE | RegisteredMemory.REMOTE_WRITE | RegisteredMemory.REMOTE_READ);
             sendCalls = new SVCPostSend[sendSlots];
             freeSends = new int[sendSlots];
             for (int i = 0; i < sendSlots; i++) {
-                sendCalls[i] = verbs.sendCall(IbvSendWR.IBV_WR_SEND, KIND_SEND | i, sendMemory.address + (long) i * sendSize,
-                        NvmeCommand.SIZE, sendMemory.lkey, VerbsQueuePair.SIGNALED);
+                sendCalls[i] = verbs.sendCall(
+                        IbvSendWR.IBV_WR_SEND,
+                        KIND_SEND | i,
+                        sendMemory.address + (long) i * sendSize,
+                        NvmeCommand.SIZE,
+                        sendMemory.lkey,
+                        VerbsQueuePair.SIGNALED);
                 freeSends[freeSendCount++] = sendSlots - 1 - i;
             }
             recvCalls = new SVCPostRecv[recvCount];
             for (int i = 0; i < recvCount; i++) {
-                recvCalls[i] = verbs.recvCall(KIND_RECV | i, recvMemory.address + (long) i * NvmeCompletion.SIZE, NvmeCompletion.SIZE, recvMemory.lkey);
+                recvCalls[i] = verbs.recvCall(
+                        KIND_RECV | i,
+                        recvMemory.address + (long) i * NvmeCompletion.SIZE,
+                        NvmeCompletion.SIZE,
+                        recvMemory.lkey);
                 recvCalls[i].execute();
             }
             byte[] pdata = RdmaPrivateData.encodeRequest(options.qid(), entries);
@@ -189,16 +214,28 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             RdmaNative.applyAckTimeout(((NatObject) id).getObjId(), RdmaFabric.of(ctx));
             id.connect(p);
         } catch (IOException | RuntimeException e) {
-            ready.completeExceptionally(new IOException("cannot set up the RDMA queue (" + where + "): " + e.getMessage(), e));
+            ready.completeExceptionally(
+                    new IOException("cannot set up the RDMA queue (" + where + "): " + e.getMessage(), e));
             tearDown(e);
         }
     }
 
     // ---- HostConnection ----
 
-    @Override public EventExecutor executor() { return loop; }
-    @Override public boolean isOpen() { return open; }
-    @Override public void inCapsuleDataSize(int bytes) { this.inCapsule = Math.max(0, Math.min(bytes, MAX_IN_CAPSULE)); }
+    @Override
+    public EventExecutor executor() {
+        return loop;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void inCapsuleDataSize(int bytes) {
+        this.inCapsule = Math.max(0, Math.min(bytes, MAX_IN_CAPSULE));
+    }
 
     @Override
     public void flush() {
@@ -218,8 +255,11 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
             return;
         }
         if (!open || freeSendCount == 0 || cid >= entries) {
-            String why = !open ? "the RDMA queue is closed" : freeSendCount == 0 ? "no free send buffer"
-                    : "CID " + cid + " beyond the queue's " + entries + " entries";
+            String why = !open
+                    ? "the RDMA queue is closed"
+                    : freeSendCount == 0
+                            ? "no free send buffer"
+                            : "CID " + cid + " beyond the queue's " + entries + " entries";
             loop.execute(() -> failCommand(cmd, why));
             return;
         }
@@ -288,7 +328,8 @@ final class RdmaHostConnection implements HostConnection, VerbsQueuePair.Complet
         if (wc.getStatus() != VerbsQueuePair.WC_SUCCESS) {
             if (open) {
                 log.warn("{}: work request failed with completion status {}; closing the queue", where, wc.getStatus());
-                if (failure == null) failure = new IOException("RDMA completion error " + wc.getStatus() + " on " + where);
+                if (failure == null)
+                    failure = new IOException("RDMA completion error " + wc.getStatus() + " on " + where);
                 close();
             }
             return;

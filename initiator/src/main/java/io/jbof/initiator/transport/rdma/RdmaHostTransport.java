@@ -1,15 +1,5 @@
 package io.jbof.initiator.transport.rdma;
 
-import io.netty.buffer.ByteBuf;
-import java.util.ArrayList;
-import java.util.List;
-import io.jbof.util.Tunable;
-import io.jbof.transport.rdma.CmEvents;
-import io.jbof.transport.rdma.RdmaEventLoop;
-import io.jbof.transport.rdma.RdmaEventLoopGroup;
-import io.jbof.transport.rdma.RdmaNative;
-
-import io.jbof.transport.TransportType;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -17,16 +7,24 @@ import com.ibm.disni.verbs.impl.NatObject;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaEventLoopGroup;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.util.Tunable;
+import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Opens NVMe-oF RDMA host connections: one RC queue pair per NVMe queue, each owned by one event loop. */
 public final class RdmaHostTransport implements HostTransport {
@@ -66,7 +64,8 @@ public final class RdmaHostTransport implements HostTransport {
     }
 
     @Override
-    public CompletableFuture<HostConnection> connect(HostConnectionOptions o, HostConnection.Listener listener, EventExecutor want) {
+    public CompletableFuture<HostConnection> connect(
+            HostConnectionOptions o, HostConnection.Listener listener, EventExecutor want) {
         CompletableFuture<HostConnection> ready = new CompletableFuture<>();
         RdmaEventLoop loop = want instanceof RdmaEventLoop l && l.parent() == loops ? l : loops.next();
         RdmaCmId id;
@@ -88,15 +87,20 @@ public final class RdmaHostTransport implements HostTransport {
             } catch (IOException | RuntimeException x) {
                 log.debug("destroying a CM id: {}", x.toString());
             }
-            ready.completeExceptionally(new IOException("cannot resolve " + o.address() + " for RDMA: " + e.getMessage(), e));
+            ready.completeExceptionally(
+                    new IOException("cannot resolve " + o.address() + " for RDMA: " + e.getMessage(), e));
             return ready;
         }
-        loop.schedule(() -> {
-            if (!ready.isDone() && ready.completeExceptionally(new TimeoutException("no RDMA connection to " + o.address() + ":" + o.port()
-                    + " within " + o.connectTimeoutMillis() + " ms"))) {
-                c.close();
-            }
-        }, o.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
+        loop.schedule(
+                () -> {
+                    if (!ready.isDone()
+                            && ready.completeExceptionally(new TimeoutException("no RDMA connection to " + o.address()
+                                    + ":" + o.port() + " within " + o.connectTimeoutMillis() + " ms"))) {
+                        c.close();
+                    }
+                },
+                o.connectTimeoutMillis(),
+                TimeUnit.MILLISECONDS);
         return ready;
     }
 

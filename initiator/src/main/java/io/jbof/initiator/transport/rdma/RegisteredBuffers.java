@@ -1,22 +1,20 @@
 package io.jbof.initiator.transport.rdma;
 
-import io.netty.util.internal.PlatformDependent;
-import io.jbof.transport.rdma.RegisteredMemory;
-
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.impl.NatObject;
+import io.jbof.transport.rdma.RegisteredMemory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Data buffers the initiator library hands to callers already registered with every device the
@@ -57,7 +55,9 @@ final class RegisteredBuffers {
         Region r = new Region(PlatformDependent.directBufferAddress(bb), size, pds.size());
         try {
             for (int i = 0; i < pds.size(); i++) {
-                RegisteredMemory m = new RegisteredMemory(pds.get(i), bb,
+                RegisteredMemory m = new RegisteredMemory(
+                        pds.get(i),
+                        bb,
                         RegisteredMemory.LOCAL_WRITE | RegisteredMemory.REMOTE_WRITE | RegisteredMemory.REMOTE_READ);
                 r.registrations.add(m);
                 r.domains[i] = ((NatObject) pds.get(i)).getObjId();

@@ -1,16 +1,15 @@
 package io.jbof.initiator.transport.tcp;
 
+import io.jbof.nvme.NvmeCompletion;
+import io.jbof.nvme.Sgl;
+import io.jbof.nvme.Status;
+import io.jbof.transport.HostCommand;
+import io.jbof.transport.HostConnection;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.PduDecoder;
 import io.jbof.transport.tcp.PduEncoder;
 import io.jbof.transport.tcp.PduException;
-
-import io.jbof.nvme.NvmeCompletion;
-import io.jbof.nvme.Sgl;
-import io.jbof.nvme.Status;
 import io.jbof.util.Tunable;
-import io.jbof.transport.HostCommand;
-import io.jbof.transport.HostConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -18,11 +17,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.EventExecutor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The host end of one NVMe/TCP connection: ICReq/ICResp, then command capsules out (with in-capsule
@@ -54,13 +52,19 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private int maxH2CData;
     /** Admin-queue data (Connect's 1024 bytes) goes in-capsule as Linux sends it; I/O queues take the controller's IOCCSZ before their Connect. */
     private int inCapsuleDataSize = Pdu.ADMIN_IN_CAPSULE_DATA;
+
     private boolean open;
     /** Capsules written since the last flush; see SEND_BUDGET. */
     private int unflushed;
+
     private Throwable failure;
 
-    TcpHostConnection(Listener listener, PduDecoder decoder, boolean headerDigest, boolean dataDigest,
-                      CompletableFuture<HostConnection> ready) {
+    TcpHostConnection(
+            Listener listener,
+            PduDecoder decoder,
+            boolean headerDigest,
+            boolean dataDigest,
+            CompletableFuture<HostConnection> ready) {
         this.listener = listener;
         this.decoder = decoder;
         this.wantHeaderDigest = headerDigest;
@@ -69,9 +73,21 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         syntheticCqe.writerIndex(NvmeCompletion.SIZE);
     }
 
-    @Override public EventExecutor executor() { return ctx.executor(); }
-    @Override public void inCapsuleDataSize(int bytes) { this.inCapsuleDataSize = bytes; }
-    @Override public boolean isOpen() { return open && ctx.channel().isActive(); }
+    @Override
+    public EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    @Override
+    public void inCapsuleDataSize(int bytes) {
+        this.inCapsuleDataSize = bytes;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open && ctx.channel().isActive();
+    }
+
     @Override
     public void flush() {
         unflushed = 0;
@@ -83,8 +99,13 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         if (ctx != null) ctx.close();
     }
 
-    public boolean headerDigest() { return headerDigest; }
-    public boolean dataDigest() { return dataDigest; }
+    public boolean headerDigest() {
+        return headerDigest;
+    }
+
+    public boolean dataDigest() {
+        return dataDigest;
+    }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -118,12 +139,21 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         try {
             int at = pdu.readerIndex();
             switch (Pdu.type(pdu, at)) {
-                case Pdu.IC_RESP: onIcResp(pdu, at); break;
-                case Pdu.CAPSULE_RESP: onResponse(pdu, at); break;
-                case Pdu.C2H_DATA: onC2HData(pdu, at); break;
-                case Pdu.R2T: onR2T(pdu, at); break;
+                case Pdu.IC_RESP:
+                    onIcResp(pdu, at);
+                    break;
+                case Pdu.CAPSULE_RESP:
+                    onResponse(pdu, at);
+                    break;
+                case Pdu.C2H_DATA:
+                    onC2HData(pdu, at);
+                    break;
+                case Pdu.R2T:
+                    onR2T(pdu, at);
+                    break;
                 case Pdu.C2H_TERM_REQ:
-                    failure = new IOException(String.format("the controller terminated the connection: C2HTermReq FES 0x%x FEI %d",
+                    failure = new IOException(String.format(
+                            "the controller terminated the connection: C2HTermReq FES 0x%x FEI %d",
                             pdu.getUnsignedShortLE(at + Pdu.TERM_OFF_FES), pdu.getIntLE(at + Pdu.TERM_OFF_FEI)));
                     log.warn(failure.getMessage());
                     ctx.close();
@@ -150,18 +180,26 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         if (pfv != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_PFV, "controller PFV " + pfv);
         if (cpda > 31) throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_HPDA_CPDA, "CPDA " + cpda);
         if (maxData < 4096 || maxData % 4 != 0) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_MAXR2T_MAXDATA, "MAXH2CDATA " + maxData + " is invalid");
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_MAXR2T_MAXDATA, "MAXH2CDATA " + maxData + " is invalid");
         }
         headerDigest = (dgst & Pdu.IC_DGST_HEADER) != 0;
         dataDigest = (dgst & Pdu.IC_DGST_DATA) != 0;
         encoder.negotiated(headerDigest, dataDigest);
         if (headerDigest && !wantHeaderDigest || dataDigest && !wantDataDigest) {
-            throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_DGST, "the controller enabled a digest we did not ask for");
+            throw new PduException(
+                    Pdu.FES_UNSUPPORTED_PARAMETER,
+                    Pdu.IC_OFF_DGST,
+                    "the controller enabled a digest we did not ask for");
         }
         maxH2CData = maxData;
         decoder.negotiated(headerDigest, dataDigest, MAX_CONTROLLER_PDU);
-        log.debug("NVMe/TCP connection to {}: header digest {}, data digest {}, MAXH2CDATA {}", ctx.channel().remoteAddress(),
-                headerDigest ? "on" : "off", dataDigest ? "on" : "off", maxData);
+        log.debug(
+                "NVMe/TCP connection to {}: header digest {}, data digest {}, MAXH2CDATA {}",
+                ctx.channel().remoteAddress(),
+                headerDigest ? "on" : "off",
+                dataDigest ? "on" : "off",
+                maxData);
         open = true;
         ready.complete(this);
     }
@@ -169,7 +207,10 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private HostCommand commandFor(int cid, String what) {
         HostCommand cmd = listener.lookup(cid);
         if (cmd == null) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, what + " for CID " + cid + ", which is not in flight");
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER,
+                    Pdu.DATA_OFF_CCCID,
+                    what + " for CID " + cid + ", which is not in flight");
         }
         return cmd;
     }
@@ -190,8 +231,13 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     }
 
     private void completeShort(HostCommand cmd, int cid, String what) {
-        log.warn("{}: the controller reported success ({}) for CID {} after {} of its {} data bytes; failing it with Data Transfer Error",
-                ctx.channel().remoteAddress(), what, cid, cmd.transferred(), cmd.dataLength());
+        log.warn(
+                "{}: the controller reported success ({}) for CID {} after {} of its {} data bytes; failing it with Data Transfer Error",
+                ctx.channel().remoteAddress(),
+                what,
+                cid,
+                cmd.transferred(),
+                cmd.dataLength());
         syntheticCqe.setZero(0, NvmeCompletion.SIZE);
         NvmeCompletion.write(syntheticCqe, 0, 0, 0, 0, cid, Status.dnr(Status.DATA_TRANSFER_ERROR));
         cmd.onCompletion(completion.wrap(syntheticCqe, 0));
@@ -206,16 +252,24 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         int carried = Pdu.plen(pdu, at) - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
         HostCommand cmd = commandFor(cid, "C2HData");
         if (cmd.dataToController() || cmd.data() == null) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, "C2HData for CID " + cid + ", which reads no data");
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, "C2HData for CID " + cid + ", which reads no data");
         }
         if (datal != carried || datal < 0 || datao < 0 || (long) datao + datal > cmd.dataLength()) {
-            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
-                    "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength() + "-byte buffer of CID " + cid);
+            throw new PduException(
+                    Pdu.FES_DATA_OUT_OF_RANGE,
+                    Pdu.DATA_OFF_DATAO,
+                    "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength()
+                            + "-byte buffer of CID " + cid);
         }
         if (datao != cmd.transferred()) {
-            // Data of one command comes in order, each PDU where the last ended: a gap or overlap is no transfer we can check.
-            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
-                    "C2HData DATAO " + datao + " for CID " + cid + " where " + cmd.transferred() + " bytes had arrived");
+            // Data of one command comes in order, each PDU where the last ended: a gap or overlap is no transfer we can
+            // check.
+            throw new PduException(
+                    Pdu.FES_DATA_OUT_OF_RANGE,
+                    Pdu.DATA_OFF_DATAO,
+                    "C2HData DATAO " + datao + " for CID " + cid + " where " + cmd.transferred()
+                            + " bytes had arrived");
         }
         ByteBuf dst = cmd.data();
         dst.setBytes(dst.readerIndex() + datao, pdu, at + pdo, datal);
@@ -241,8 +295,11 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         int r2tl = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
         HostCommand cmd = commandFor(cid, "R2T");
         if (!cmd.dataToController() || r2tl <= 0 || r2to < 0 || (long) r2to + r2tl > cmd.dataLength()) {
-            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
-                    "R2T offset " + r2to + " length " + r2tl + " outside the " + cmd.dataLength() + "-byte write of CID " + cid);
+            throw new PduException(
+                    Pdu.FES_DATA_OUT_OF_RANGE,
+                    Pdu.DATA_OFF_DATAO,
+                    "R2T offset " + r2to + " length " + r2tl + " outside the " + cmd.dataLength()
+                            + "-byte write of CID " + cid);
         }
         ByteBuf data = cmd.data();
         int off = r2to;
@@ -258,7 +315,8 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
 
     /** Data after its header: the slice (ownership passes to the channel), then its digest when on. */
     private void writeData(ByteBuf slice) {
-        ByteBuf digest = dataDigest ? encoder.dataDigest(ctx.alloc(), slice, slice.readerIndex(), slice.readableBytes()) : null;
+        ByteBuf digest =
+                dataDigest ? encoder.dataDigest(ctx.alloc(), slice, slice.readerIndex(), slice.readableBytes()) : null;
         ctx.write(slice, ctx.voidPromise());
         if (digest != null) ctx.write(digest, ctx.voidPromise());
     }
@@ -267,10 +325,16 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     public void channelInactive(ChannelHandlerContext ctx) {
         open = false;
         syntheticCqe.release();
-        IOException cause = failure instanceof IOException ? (IOException) failure
-                : new IOException("connection to " + ctx.channel().remoteAddress() + " closed"
-                        + (ready.isDone() || failure != null || ctx.pipeline().get("tls") != null ? ""
-                                : " before its ICResp (a target that requires TLS closes plain connections: give --tls-key)"), failure);
+        IOException cause = failure instanceof IOException
+                ? (IOException) failure
+                : new IOException(
+                        "connection to " + ctx.channel().remoteAddress() + " closed"
+                                + (ready.isDone()
+                                                || failure != null
+                                                || ctx.pipeline().get("tls") != null
+                                        ? ""
+                                        : " before its ICResp (a target that requires TLS closes plain connections: give --tls-key)"),
+                        failure);
         if (!ready.isDone()) ready.completeExceptionally(cause);
         listener.onClosed(cause);
     }
@@ -281,8 +345,12 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         if (failure == null) failure = c;
         if (c instanceof PduException) {
             PduException p = (PduException) c;
-            log.warn("NVMe/TCP protocol error from controller {}: {}; sending H2CTermReq", ctx.channel().remoteAddress(), p.getMessage());
-            ctx.writeAndFlush(PduEncoder.termReq(ctx.alloc(), Pdu.H2C_TERM_REQ, p.fes(), p.fei())).addListener(ChannelFutureListener.CLOSE);
+            log.warn(
+                    "NVMe/TCP protocol error from controller {}: {}; sending H2CTermReq",
+                    ctx.channel().remoteAddress(),
+                    p.getMessage());
+            ctx.writeAndFlush(PduEncoder.termReq(ctx.alloc(), Pdu.H2C_TERM_REQ, p.fes(), p.fei()))
+                    .addListener(ChannelFutureListener.CLOSE);
         } else {
             log.debug("host connection to {} failed: {}", ctx.channel().remoteAddress(), c.toString());
             ctx.close();

@@ -1,13 +1,12 @@
 package io.jbof.initiator.transport.tcp;
 
-import io.jbof.transport.tcp.EventLoops;
-import io.jbof.transport.tcp.Pdu;
-import io.jbof.transport.tcp.PduDecoder;
-
-import io.jbof.transport.TransportType;
 import io.jbof.transport.HostConnection;
 import io.jbof.transport.HostConnectionOptions;
 import io.jbof.transport.HostTransport;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.tcp.EventLoops;
+import io.jbof.transport.tcp.Pdu;
+import io.jbof.transport.tcp.PduDecoder;
 import io.jbof.transport.tcp.tls.TlsPskClientPeer;
 import io.jbof.transport.tcp.tls.TlsPskHandler;
 import io.netty.bootstrap.Bootstrap;
@@ -19,7 +18,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +42,8 @@ public final class TcpHostTransport implements HostTransport {
     }
 
     @Override
-    public CompletableFuture<HostConnection> connect(HostConnectionOptions o, HostConnection.Listener listener, EventExecutor loop) {
+    public CompletableFuture<HostConnection> connect(
+            HostConnectionOptions o, HostConnection.Listener listener, EventExecutor loop) {
         CompletableFuture<HostConnection> ready = new CompletableFuture<>();
         Bootstrap b = new Bootstrap()
                 .group(loop instanceof EventLoop && loop.parent() == group ? (EventLoop) loop : group)
@@ -56,26 +55,39 @@ public final class TcpHostTransport implements HostTransport {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         PduDecoder decoder = new PduDecoder(false, Pdu.IC_LENGTH);
-                        if (o.tls() != null) ch.pipeline().addLast("tls", TlsPskHandler.client(new TlsPskClientPeer(o.tls(), o.tlsSha256Binder())));
+                        if (o.tls() != null)
+                            ch.pipeline()
+                                    .addLast(
+                                            "tls",
+                                            TlsPskHandler.client(new TlsPskClientPeer(o.tls(), o.tlsSha256Binder())));
                         ch.pipeline().addLast("pdu-decoder", decoder);
-                        ch.pipeline().addLast("nvme-tcp-host",
-                                new TcpHostConnection(listener, decoder, o.headerDigest(), o.dataDigest(), ready));
+                        ch.pipeline()
+                                .addLast(
+                                        "nvme-tcp-host",
+                                        new TcpHostConnection(
+                                                listener, decoder, o.headerDigest(), o.dataDigest(), ready));
                     }
                 });
         ChannelFuture f = b.connect(o.address(), o.port());
         f.addListener(x -> {
             if (!x.isSuccess()) {
-                ready.completeExceptionally(new IOException("cannot connect to " + o.address() + ":" + o.port()
-                        + " over TCP: " + x.cause().getMessage(), x.cause()));
+                ready.completeExceptionally(new IOException(
+                        "cannot connect to " + o.address() + ":" + o.port() + " over TCP: "
+                                + x.cause().getMessage(),
+                        x.cause()));
             }
         });
-        group.schedule(() -> {
-            if (!ready.isDone()) {
-                ready.completeExceptionally(new TimeoutException("no ICResp from " + o.address() + ":" + o.port()
-                        + " within " + o.connectTimeoutMillis() + " ms" + (o.tls() != null ? " (TLS handshake included)" : "")));
-                f.channel().close();
-            }
-        }, o.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
+        group.schedule(
+                () -> {
+                    if (!ready.isDone()) {
+                        ready.completeExceptionally(new TimeoutException(
+                                "no ICResp from " + o.address() + ":" + o.port() + " within " + o.connectTimeoutMillis()
+                                        + " ms" + (o.tls() != null ? " (TLS handshake included)" : "")));
+                        f.channel().close();
+                    }
+                },
+                o.connectTimeoutMillis(),
+                TimeUnit.MILLISECONDS);
         return ready;
     }
 

@@ -1,13 +1,12 @@
 package io.jbof.initiator.transport.rdma;
 
-import io.jbof.transport.rdma.RdmaNative;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jbof.transport.rdma.RdmaNative;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
 
 class RdmaHostTransportTest {
     @Test
@@ -22,7 +21,10 @@ class RdmaHostTransportTest {
         }
         assumeTrue(RdmaNative.deviceNames().length == 0, "this machine has an RDMA device");
         IOException host = assertThrows(IOException.class, () -> new RdmaHostTransport(1));
-        assertTrue(host.getMessage().contains("no RDMA device") && host.getMessage().contains("/sys/class/infiniband")
-                && host.getMessage().contains("rdma_rxe"), host.getMessage());
+        assertTrue(
+                host.getMessage().contains("no RDMA device")
+                        && host.getMessage().contains("/sys/class/infiniband")
+                        && host.getMessage().contains("rdma_rxe"),
+                host.getMessage());
     }
 }

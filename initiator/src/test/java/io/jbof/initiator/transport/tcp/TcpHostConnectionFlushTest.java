@@ -1,5 +1,7 @@
 package io.jbof.initiator.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.transport.HostCommand;
@@ -12,14 +14,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * A burst of commands leaves in flushes of SEND_BUDGET capsules as it is written, not in one flush once the
@@ -49,11 +48,16 @@ class TcpHostConnectionFlushTest {
             }
         };
         HostConnection.Listener listener = new HostConnection.Listener() {
-            @Override public HostCommand lookup(int cid) { return null; }
-            @Override public void onClosed(Throwable cause) { }
+            @Override
+            public HostCommand lookup(int cid) {
+                return null;
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {}
         };
-        TcpHostConnection connection = new TcpHostConnection(listener, new PduDecoder(false, Pdu.IC_LENGTH), false, false,
-                new CompletableFuture<>());
+        TcpHostConnection connection = new TcpHostConnection(
+                listener, new PduDecoder(false, Pdu.IC_LENGTH), false, false, new CompletableFuture<>());
         EmbeddedChannel ch = new EmbeddedChannel(counter, connection);
         batches.clear(); // the ICReq
 
@@ -71,12 +75,35 @@ class TcpHostConnectionFlushTest {
             capsule.setShortLE(2, cid);
         }
 
-        @Override public ByteBuf capsule() { return capsule; }
-        @Override public ByteBuf data() { return null; }
-        @Override public int dataLength() { return 0; }
-        @Override public boolean dataToController() { return false; }
-        @Override public int transferred() { return 0; }
-        @Override public void transferred(int bytes) { }
-        @Override public void onCompletion(NvmeCompletion completion) { }
+        @Override
+        public ByteBuf capsule() {
+            return capsule;
+        }
+
+        @Override
+        public ByteBuf data() {
+            return null;
+        }
+
+        @Override
+        public int dataLength() {
+            return 0;
+        }
+
+        @Override
+        public boolean dataToController() {
+            return false;
+        }
+
+        @Override
+        public int transferred() {
+            return 0;
+        }
+
+        @Override
+        public void transferred(int bytes) {}
+
+        @Override
+        public void onCompletion(NvmeCompletion completion) {}
     }
 }

@@ -4,13 +4,12 @@ import io.jbof.nvme.Connect;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Properties;
 import io.jbof.nvme.Status;
-import io.jbof.target.controller.TargetContext;
 import io.jbof.target.controller.CommandSet;
 import io.jbof.target.controller.InflightBudget;
 import io.jbof.target.controller.QueueSession;
+import io.jbof.target.controller.TargetContext;
 import io.jbof.transport.TransportType;
 import io.netty.buffer.ByteBuf;
-
 import java.util.UUID;
 
 /**
@@ -39,13 +38,19 @@ public final class LoopHost {
     }
 
     /** As {@link #connect(TargetContext, String, UUID, TransportType)}, its Reads and Writes bounded by {@code inflight}. */
-    public static LoopHost connect(TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as) {
+    public static LoopHost connect(
+            TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as) {
         return connect(target, inflight, subNqn, hostId, as, Long.MAX_VALUE);
     }
 
     /** As {@link #connect(TargetContext, InflightBudget, String, UUID, TransportType)}, over queues that carry at most {@code maxTransferBytes} per command. */
-    public static LoopHost connect(TargetContext target, InflightBudget inflight, String subNqn, UUID hostId, TransportType as,
-                                   long maxTransferBytes) {
+    public static LoopHost connect(
+            TargetContext target,
+            InflightBudget inflight,
+            String subNqn,
+            UUID hostId,
+            TransportType as,
+            long maxTransferBytes) {
         CommandSet commands = new CommandSet(target, inflight);
         LoopQueue adminQueue = new LoopQueue(as, 8192, maxTransferBytes);
         QueueSession admin = new QueueSession(adminQueue, commands);
@@ -53,7 +58,10 @@ public final class LoopHost {
         try (LoopRequest r = new LoopRequest(adminQueue, null)) {
             connect(admin, r, hostId, subNqn, 0, 0xFFFF);
             cntlid = (int) (r.result() & 0xFFFF);
-            r.reset(Opcodes.FABRICS, 0).fctype(Opcodes.FCTYPE_PROPERTY_SET).cdw(11, Properties.CC).cdw(12, Properties.CC_EN | (6 << 16) | (4 << 20));
+            r.reset(Opcodes.FABRICS, 0)
+                    .fctype(Opcodes.FCTYPE_PROPERTY_SET)
+                    .cdw(11, Properties.CC)
+                    .cdw(12, Properties.CC_EN | (6 << 16) | (4 << 20));
             admin.onCommand(r);
             check(r, "Property Set CC.EN");
         }
@@ -78,7 +86,10 @@ public final class LoopHost {
     private static void connect(QueueSession s, LoopRequest r, UUID hostId, String subNqn, int qid, int cntlid) {
         ByteBuf data = Connect.data(hostId, cntlid, subNqn, HOST_NQN_PREFIX + hostId);
         try {
-            r.reset(Opcodes.FABRICS, Connect.DATA_SIZE).fctype(Opcodes.FCTYPE_CONNECT).cdw(10, qid << 16).cdw(11, 31);
+            r.reset(Opcodes.FABRICS, Connect.DATA_SIZE)
+                    .fctype(Opcodes.FCTYPE_CONNECT)
+                    .cdw(10, qid << 16)
+                    .cdw(11, 31);
             r.payload(data);
             s.onCommand(r);
             check(r, "Connect (queue " + qid + ")");
@@ -89,6 +100,7 @@ public final class LoopHost {
 
     /** Throws unless {@code r} completed with success: setup steps must not take an error path unseen. */
     public static void check(LoopRequest r, String what) {
-        if (r.status() != Status.SUCCESS) throw new IllegalStateException(what + " failed: " + Status.describe(r.status()));
+        if (r.status() != Status.SUCCESS)
+            throw new IllegalStateException(what + " failed: " + Status.describe(r.status()));
     }
 }

@@ -28,17 +28,48 @@ public final class LoopQueue implements TargetQueue {
         this.maxTransferBytes = maxTransferBytes;
     }
 
-    @Override public EventExecutor executor() { return ImmediateEventExecutor.INSTANCE; }
-    @Override public TransportType transport() { return as; }
-    @Override public String remoteAddress() { return "loop"; }
-    @Override public int inCapsuleDataSize() { return inCapsuleDataSize; }
-    @Override public long maxTransferBytes() { return maxTransferBytes; }
-    @Override public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) { this.qid = qid; }
-    @Override public void close(String reason) { closedBecause = reason; }
+    @Override
+    public EventExecutor executor() {
+        return ImmediateEventExecutor.INSTANCE;
+    }
+
+    @Override
+    public TransportType transport() {
+        return as;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return "loop";
+    }
+
+    @Override
+    public int inCapsuleDataSize() {
+        return inCapsuleDataSize;
+    }
+
+    @Override
+    public long maxTransferBytes() {
+        return maxTransferBytes;
+    }
+
+    @Override
+    public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {
+        this.qid = qid;
+    }
+
+    @Override
+    public void close(String reason) {
+        closedBecause = reason;
+    }
 
     /** The queue ID a successful Connect bound, or -1. */
-    public int qid() { return qid; }
+    public int qid() {
+        return qid;
+    }
 
     /** Why the target closed this queue, or null while it has not. */
-    public String closedBecause() { return closedBecause; }
+    public String closedBecause() {
+        return closedBecause;
+    }
 }

@@ -7,7 +7,6 @@ import io.jbof.transport.TargetQueue;
 import io.jbof.transport.TargetRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -32,6 +31,7 @@ public final class LoopRequest implements TargetRequest, AutoCloseable {
     private long result;
     /** Written last by complete(): publishes status and result (no lock, so JMH measures the target, not this). */
     private volatile boolean done;
+
     private volatile Thread waiter;
 
     /** {@code hostBuffer}: where data to the host goes (written from index 0), or null to drop it. */
@@ -59,9 +59,13 @@ public final class LoopRequest implements TargetRequest, AutoCloseable {
     }
 
     /** The status once completed; the caller's thread completes most commands before onCommand returns. */
-    public int status() { return done ? status : -1; }
+    public int status() {
+        return done ? status : -1;
+    }
 
-    public long result() { return done ? result : 0; }
+    public long result() {
+        return done ? result : 0;
+    }
 
     /** Waits for the completion of a command the target finishes on another thread (a flush, a file write). */
     public int await(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
@@ -70,7 +74,9 @@ public final class LoopRequest implements TargetRequest, AutoCloseable {
         try {
             while (!done) { // complete() unparks this thread; park may also return spuriously
                 long left = end - System.nanoTime();
-                if (left <= 0) throw new TimeoutException("no completion for opcode " + command.opcode() + " within " + timeout + " " + unit);
+                if (left <= 0)
+                    throw new TimeoutException(
+                            "no completion for opcode " + command.opcode() + " within " + timeout + " " + unit);
                 if (Thread.interrupted()) throw new InterruptedException();
                 LockSupport.parkNanos(this, left);
             }
@@ -80,10 +86,25 @@ public final class LoopRequest implements TargetRequest, AutoCloseable {
         return status;
     }
 
-    @Override public NvmeCommand command() { return command; }
-    @Override public TargetQueue queue() { return queue; }
-    @Override public int transferLength() { return length; }
-    @Override public int sglStatus() { return Status.SUCCESS; }
+    @Override
+    public NvmeCommand command() {
+        return command;
+    }
+
+    @Override
+    public TargetQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public int transferLength() {
+        return length;
+    }
+
+    @Override
+    public int sglStatus() {
+        return Status.SUCCESS;
+    }
 
     @Override
     public void sendData(ByteBuf data) {
@@ -107,12 +128,21 @@ public final class LoopRequest implements TargetRequest, AutoCloseable {
 
     @Override
     public void receiveData(DataReceiver r) {
-        int st = payload == null || length == 0 ? Status.SUCCESS : r.onData(payload.slice(payload.readerIndex(), length), 0);
+        int st = payload == null || length == 0
+                ? Status.SUCCESS
+                : r.onData(payload.slice(payload.readerIndex(), length), 0);
         r.onComplete(st);
     }
 
-    @Override public Object attachment() { return attachment; }
-    @Override public void attach(Object a) { attachment = a; }
+    @Override
+    public Object attachment() {
+        return attachment;
+    }
+
+    @Override
+    public void attach(Object a) {
+        attachment = a;
+    }
 
     @Override
     public void complete(int status, long result) {

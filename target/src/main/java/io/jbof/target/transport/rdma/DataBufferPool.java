@@ -1,9 +1,7 @@
 package io.jbof.target.transport.rdma;
 
-import io.jbof.transport.rdma.RegisteredMemory;
-
 import com.ibm.disni.verbs.IbvPd;
-
+import io.jbof.transport.rdma.RegisteredMemory;
 import java.io.IOException;
 import java.util.ArrayDeque;
 

@@ -28,10 +28,21 @@ public final class PageBufferPool {
     }
 
     /** The whole region, for the one-time memory registration. */
-    public ByteBuffer region() { return region; }
-    public int bufferSize() { return bufferSize; }
-    public int capacity() { return free.length; }
-    public int available() { return freeCount; }
+    public ByteBuffer region() {
+        return region;
+    }
+
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    public int capacity() {
+        return free.length;
+    }
+
+    public int available() {
+        return freeCount;
+    }
 
     /** A free buffer's index, or -1 when all are in use (the command then waits for one). */
     public int acquire() {
@@ -43,7 +54,8 @@ public final class PageBufferPool {
 
     public void release(int index) {
         if (index < 0 || index >= inUse.length || !inUse[index]) {
-            throw new IllegalStateException("buffer " + index + " released but not in use: a double release would hand one buffer to two commands");
+            throw new IllegalStateException("buffer " + index
+                    + " released but not in use: a double release would hand one buffer to two commands");
         }
         inUse[index] = false;
         free[freeCount++] = index;
@@ -56,6 +68,9 @@ public final class PageBufferPool {
 
     /** A view of buffer {@code index} (position 0, limit bufferSize). */
     public ByteBuffer view(int index) {
-        return region.duplicate().position(offset(index)).limit(offset(index) + bufferSize).slice();
+        return region.duplicate()
+                .position(offset(index))
+                .limit(offset(index) + bufferSize)
+                .slice();
     }
 }

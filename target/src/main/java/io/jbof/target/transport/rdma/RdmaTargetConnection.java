@@ -1,16 +1,5 @@
 package io.jbof.target.transport.rdma;
 
-import io.jbof.transport.TransportType;
-import io.jbof.util.Tunable;
-
-import io.jbof.transport.rdma.CmEvents;
-import io.jbof.transport.rdma.RdmaEventLoop;
-import io.jbof.transport.rdma.RdmaFabric;
-import com.ibm.disni.verbs.impl.NatObject;
-import io.jbof.transport.rdma.RdmaNative;
-import io.jbof.transport.rdma.RegisteredMemory;
-import io.jbof.transport.rdma.VerbsQueuePair;
-
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvWC;
@@ -18,6 +7,7 @@ import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
+import com.ibm.disni.verbs.impl.NatObject;
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
@@ -26,16 +16,23 @@ import io.jbof.transport.TargetQueue;
 import io.jbof.transport.TargetQueueAcceptor;
 import io.jbof.transport.TargetQueueHandler;
 import io.jbof.transport.TargetRequest;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.rdma.CmEvents;
+import io.jbof.transport.rdma.RdmaEventLoop;
+import io.jbof.transport.rdma.RdmaFabric;
+import io.jbof.transport.rdma.RdmaNative;
+import io.jbof.transport.rdma.RegisteredMemory;
+import io.jbof.transport.rdma.VerbsQueuePair;
+import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One NVMe queue on an RDMA queue pair, target side (the NVMe-oF RDMA binding). Command capsules
@@ -75,7 +72,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     private int sqSize = 1;
     private int sqHead;
 
-    RdmaTargetConnection(RdmaTargetTransport transport, RdmaCmId id, RdmaEventLoop loop, int entries, int inCapsule, String remote) {
+    RdmaTargetConnection(
+            RdmaTargetTransport transport, RdmaCmId id, RdmaEventLoop loop, int entries, int inCapsule, String remote) {
         this.transport = transport;
         this.id = id;
         this.loop = loop;
@@ -91,8 +89,10 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         RdmaFabric fabric = RdmaFabric.of(pd.getContext());
         this.remoteInvalidate = REMOTE_INVALIDATE && fabric.remoteInvalidate();
         RdmaNative.applyAckTimeout(((NatObject) id).getObjId(), fabric); // before the accept that takes the QP to RTS
-        int maxChunks = (int) Math.max(1, Math.min(buffers.capacityBytes(), transport.maxTransfer()) / buffers.bufferSize());
-        int requestCount = entries * 2; // a response's buffers stay busy until its SEND completes; new commands may arrive first
+        int maxChunks =
+                (int) Math.max(1, Math.min(buffers.capacityBytes(), transport.maxTransfer()) / buffers.bufferSize());
+        int requestCount =
+                entries * 2; // a response's buffers stay busy until its SEND completes; new commands may arrive first
         int recvCount = entries + 1;
         int sendWrs = requestCount * (maxChunks + 1);
         verbs = new VerbsQueuePair(id, pd, loop, sendWrs, recvCount, 1, this);
@@ -100,7 +100,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         sendMemory = new RegisteredMemory(pd, requestCount * NvmeCompletion.SIZE, 0);
         recvCalls = new SVCPostRecv[recvCount];
         for (int i = 0; i < recvCount; i++) {
-            recvCalls[i] = verbs.recvCall(KIND_RECV | i, recvMemory.address + (long) i * recvSize, recvSize, recvMemory.lkey);
+            recvCalls[i] =
+                    verbs.recvCall(KIND_RECV | i, recvMemory.address + (long) i * recvSize, recvSize, recvMemory.lkey);
         }
         requests = new Request[requestCount];
         free = new int[requestCount];
@@ -114,12 +115,30 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
 
     // ---- TargetQueue ----
 
-    @Override public EventExecutor executor() { return loop; }
-    @Override public TransportType transport() { return TransportType.RDMA; }
-    @Override public String remoteAddress() { return remote; }
-    @Override public int inCapsuleDataSize() { return inCapsule; }
+    @Override
+    public EventExecutor executor() {
+        return loop;
+    }
+
+    @Override
+    public TransportType transport() {
+        return TransportType.RDMA;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public int inCapsuleDataSize() {
+        return inCapsule;
+    }
     /** No command's data may need more registered buffers than the pool has. */
-    @Override public long maxTransferBytes() { return Math.min(buffers.capacityBytes(), transport.maxTransfer()); }
+    @Override
+    public long maxTransferBytes() {
+        return Math.min(buffers.capacityBytes(), transport.maxTransfer());
+    }
 
     @Override
     public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {
@@ -180,8 +199,12 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         int index = (int) wrId;
         if (wc.getStatus() != VerbsQueuePair.WC_SUCCESS) {
             if (!closing) {
-                log.warn("RDMA queue {} of {}: work request failed with completion status {} (vendor error 0x{}); closing the queue",
-                        qid, remote, wc.getStatus(), Integer.toHexString(wc.getVendor_err()));
+                log.warn(
+                        "RDMA queue {} of {}: work request failed with completion status {} (vendor error 0x{}); closing the queue",
+                        qid,
+                        remote,
+                        wc.getStatus(),
+                        Integer.toHexString(wc.getVendor_err()));
                 close("completion error " + wc.getStatus());
             }
             return;
@@ -198,12 +221,17 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
     private void onCapsule(int recvIndex, int bytes) {
         if (closing) return;
         if (bytes < NvmeCommand.SIZE) {
-            log.warn("RDMA queue {} of {}: a {}-byte SEND is no command capsule; closing the queue", qid, remote, bytes);
+            log.warn(
+                    "RDMA queue {} of {}: a {}-byte SEND is no command capsule; closing the queue", qid, remote, bytes);
             close("short capsule");
             return;
         }
         if (freeCount == 0) {
-            log.warn("RDMA queue {} of {}: more commands than the {}-entry queue holds; closing the queue", qid, remote, entries);
+            log.warn(
+                    "RDMA queue {} of {}: more commands than the {}-entry queue holds; closing the queue",
+                    qid,
+                    remote,
+                    entries);
             close("queue overrun");
             return;
         }
@@ -255,9 +283,17 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             this.index = index;
             this.chunks = new int[maxChunks];
             long cqe = sendMemory.address + (long) index * NvmeCompletion.SIZE;
-            send = verbs.sendCall(IbvSendWR.IBV_WR_SEND, KIND_SEND | index, cqe, NvmeCompletion.SIZE, sendMemory.lkey, VerbsQueuePair.SIGNALED);
-            write = verbs.sendCall(IbvSendWR.IBV_WR_RDMA_WRITE, KIND_SEND | index, buffers.memory.address, 0, buffers.memory.lkey, 0);
-            read = verbs.sendCall(IbvSendWR.IBV_WR_RDMA_READ, KIND_READ | index, buffers.memory.address, 0, buffers.memory.lkey, 0);
+            send = verbs.sendCall(
+                    IbvSendWR.IBV_WR_SEND,
+                    KIND_SEND | index,
+                    cqe,
+                    NvmeCompletion.SIZE,
+                    sendMemory.lkey,
+                    VerbsQueuePair.SIGNALED);
+            write = verbs.sendCall(
+                    IbvSendWR.IBV_WR_RDMA_WRITE, KIND_SEND | index, buffers.memory.address, 0, buffers.memory.lkey, 0);
+            read = verbs.sendCall(
+                    IbvSendWR.IBV_WR_RDMA_READ, KIND_READ | index, buffers.memory.address, 0, buffers.memory.lkey, 0);
         }
 
         void start(int recvIndex, int dataBytes) {
@@ -284,7 +320,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
                 length = command.sglLength();
                 sglStatus = Sgl.checkInCapsule(command, inCapsule, capsuleData, false);
                 inCapsuleData = sglStatus == Status.SUCCESS;
-            } else if (type == Sgl.TYPE_KEYED_DATA_BLOCK && (subtype == Sgl.SUBTYPE_ADDRESS || subtype == Sgl.SUBTYPE_INVALIDATE_KEY)) {
+            } else if (type == Sgl.TYPE_KEYED_DATA_BLOCK
+                    && (subtype == Sgl.SUBTYPE_ADDRESS || subtype == Sgl.SUBTYPE_INVALIDATE_KEY)) {
                 length = command.sglKeyedLength();
                 remoteAddress = command.sglAddress();
                 rkey = command.sglKey();
@@ -298,12 +335,35 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             if (sglStatus != Status.SUCCESS) length = -1;
         }
 
-        @Override public NvmeCommand command() { return command; }
-        @Override public TargetQueue queue() { return RdmaTargetConnection.this; }
-        @Override public int transferLength() { return length; }
-        @Override public int sglStatus() { return sglStatus; }
-        @Override public Object attachment() { return attachment; }
-        @Override public void attach(Object a) { attachment = a; }
+        @Override
+        public NvmeCommand command() {
+            return command;
+        }
+
+        @Override
+        public TargetQueue queue() {
+            return RdmaTargetConnection.this;
+        }
+
+        @Override
+        public int transferLength() {
+            return length;
+        }
+
+        @Override
+        public int sglStatus() {
+            return sglStatus;
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public void attach(Object a) {
+            attachment = a;
+        }
 
         private int chunksFor(int bytes) {
             return Math.max(1, (bytes + buffers.bufferSize() - 1) / buffers.bufferSize());
@@ -311,7 +371,8 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
 
         @Override
         public int buffersNeeded() {
-            return chunksFor(pendingData != null ? pendingData.readableBytes() : pendingFile != null ? pendingLength : length);
+            return chunksFor(
+                    pendingData != null ? pendingData.readableBytes() : pendingFile != null ? pendingLength : length);
         }
 
         @Override
@@ -517,15 +578,32 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
             sending = true;
             try {
                 recvCalls[recvIndex].execute(); // the capsule is consumed: its buffer takes the next one
-                NvmeCompletion.write(sendMemory.buf, index * NvmeCompletion.SIZE, result, sqHead, Math.max(qid, 0), command.cid(), status);
+                NvmeCompletion.write(
+                        sendMemory.buf,
+                        index * NvmeCompletion.SIZE,
+                        result,
+                        sqHead,
+                        Math.max(qid, 0),
+                        command.cid(),
+                        status);
                 if (invalidate && !invalidating) {
                     invalidating = true;
-                    log.debug("RDMA queue {} of {}: the host asks for remote invalidation; responses go by {}", qid, remote,
-                            remoteInvalidate ? "SEND with Invalidate" : "plain SEND on this device (the host invalidates its own key)");
+                    log.debug(
+                            "RDMA queue {} of {}: the host asks for remote invalidation; responses go by {}",
+                            qid,
+                            remote,
+                            remoteInvalidate
+                                    ? "SEND with Invalidate"
+                                    : "plain SEND on this device (the host invalidates its own key)");
                 }
                 if (invalidate && remoteInvalidate) {
-                    RdmaNative.postSendInvalidate(verbs.qpHandle(), KIND_SEND | index, sendMemory.address + (long) index * NvmeCompletion.SIZE,
-                            NvmeCompletion.SIZE, sendMemory.lkey, rkey);
+                    RdmaNative.postSendInvalidate(
+                            verbs.qpHandle(),
+                            KIND_SEND | index,
+                            sendMemory.address + (long) index * NvmeCompletion.SIZE,
+                            NvmeCompletion.SIZE,
+                            sendMemory.lkey,
+                            rkey);
                 } else {
                     send.execute();
                 }

@@ -9,7 +9,8 @@ import io.jbof.util.Tunable;
  * @param bufferSize        size of one page buffer of the data pool
  * @param buffersPerLoop    page buffers each event loop registers once per device
  */
-public record RdmaTargetOptions(int inCapsuleDataSize, int maxQueueEntries, int maxIoQueues, int bufferSize, int buffersPerLoop) {
+public record RdmaTargetOptions(
+        int inCapsuleDataSize, int maxQueueEntries, int maxIoQueues, int bufferSize, int buffersPerLoop) {
     public static final int DEFAULT_BUFFER_SIZE = 128 * 1024;
     public static final int DEFAULT_BUFFERS = Tunable.RDMA_BUFFERS.intValue();
 }

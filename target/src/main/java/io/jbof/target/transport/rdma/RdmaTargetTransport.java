@@ -1,21 +1,17 @@
 package io.jbof.target.transport.rdma;
 
-import io.netty.util.concurrent.EventExecutor;
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.impl.NatObject;
+import io.jbof.transport.TargetQueueAcceptor;
 import io.jbof.transport.rdma.CmEvents;
 import io.jbof.transport.rdma.RdmaEventLoop;
 import io.jbof.transport.rdma.RdmaEventLoopGroup;
 import io.jbof.transport.rdma.RdmaFabric;
 import io.jbof.transport.rdma.RdmaNative;
 import io.jbof.transport.rdma.RdmaPrivateData;
-
-import com.ibm.disni.verbs.IbvContext;
-import com.ibm.disni.verbs.IbvPd;
-import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.impl.NatObject;
-import io.jbof.transport.TargetQueueAcceptor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -24,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Listens for NVMe-oF RDMA connections (RDMA CM, port space TCP). A connect request names the queue
@@ -42,6 +40,7 @@ public final class RdmaTargetTransport implements AutoCloseable {
     private final Map<Long, IbvPd> domains = new ConcurrentHashMap<>();
     /** Per event loop, per device context: the loop's registered page buffers. */
     private final Map<RdmaEventLoop, Map<Long, DataBufferPool>> pools = new ConcurrentHashMap<>();
+
     private final Map<RdmaCmId, RdmaTargetConnection> connections = new ConcurrentHashMap<>();
     private final List<RdmaCmId> listeners = new ArrayList<>();
     private volatile boolean accepting = true;
@@ -66,8 +65,10 @@ public final class RdmaTargetTransport implements AutoCloseable {
             id.listen(1024);
         } catch (IOException e) {
             id.destroyId();
-            throw new IOException("cannot listen for RDMA on " + address + ": " + e.getMessage()
-                    + " (the address must belong to an interface with an RDMA device; rdma link show)", e);
+            throw new IOException(
+                    "cannot listen for RDMA on " + address + ": " + e.getMessage()
+                            + " (the address must belong to an interface with an RDMA device; rdma link show)",
+                    e);
         }
         cm.register(id, (event, conn, raw) -> onListenEvent(event, conn, acceptor));
         listeners.add(id);
@@ -109,10 +110,15 @@ public final class RdmaTargetTransport implements AutoCloseable {
         DataBufferPool p = mine.get(key);
         if (p == null) {
             RdmaFabric fabric = RdmaFabric.of(ctx);
-            p = new DataBufferPool(domain(ctx), options.buffersPerLoop(), options.bufferSize(), fabric.readSinkAccess());
+            p = new DataBufferPool(
+                    domain(ctx), options.buffersPerLoop(), options.bufferSize(), fabric.readSinkAccess());
             mine.put(key, p);
-            log.debug("registered {} page buffers of {} KiB for an RDMA event loop on an {} device{}", options.buffersPerLoop(),
-                    options.bufferSize() / 1024, fabric.label(), fabric == RdmaFabric.IWARP ? " (RDMA READ sinks with remote write)" : "");
+            log.debug(
+                    "registered {} page buffers of {} KiB for an RDMA event loop on an {} device{}",
+                    options.buffersPerLoop(),
+                    options.bufferSize() / 1024,
+                    fabric.label(),
+                    fabric == RdmaFabric.IWARP ? " (RDMA READ sinks with remote write)" : "");
         }
         return p;
     }
@@ -137,7 +143,10 @@ public final class RdmaTargetTransport implements AutoCloseable {
         RdmaPrivateData.Request req;
         if (data == null) {
             // A libdisni without jbof's event record: size the queue for the largest the host may ask for.
-            log.debug("no CM private data from {} (libdisni keeps none); queue sized at {} entries", remote, options.maxQueueEntries());
+            log.debug(
+                    "no CM private data from {} (libdisni keeps none); queue sized at {} entries",
+                    remote,
+                    options.maxQueueEntries());
             req = new RdmaPrivateData.Request(-1, options.maxQueueEntries() + 1, options.maxQueueEntries() - 1);
         } else {
             try {

@@ -1,7 +1,6 @@
 package io.jbof.target.transport.tcp;
 
 import io.netty.channel.DefaultFileRegion;
-
 import java.nio.channels.FileChannel;
 
 /**

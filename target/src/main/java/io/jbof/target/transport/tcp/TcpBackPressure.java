@@ -1,12 +1,11 @@
 package io.jbof.target.transport.tcp;
 
+import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
-import io.jbof.util.Tunable;
 import io.netty.channel.FileRegion;
 import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.WriteBufferWaterMark;
-
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TcpBackPressure {
     /** Unsent reply bytes at which a connection stops reading commands (and at which it reads again). */
     public static final int HIGH_WATER = Tunable.TCP_WRITE_HIGH_WATER.intValue();
+
     public static final int LOW_WATER = Tunable.TCP_WRITE_LOW_WATER.intValue();
 
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(LOW_WATER, HIGH_WATER);
@@ -37,23 +37,38 @@ public final class TcpBackPressure {
     private final AtomicInteger open = new AtomicInteger();
 
     /** Connections not reading now because their host owes too much. */
-    public int pausedConnections() { return paused.get(); }
+    public int pausedConnections() {
+        return paused.get();
+    }
     /** Times any connection stopped reading. */
-    public long pauses() { return pauses.get(); }
+    public long pauses() {
+        return pauses.get();
+    }
     /** The most reply bytes one connection ever held unsent (it may pass the high mark by one reply). */
-    public long peakUnsentBytes() { return peakUnsent.get(); }
+    public long peakUnsentBytes() {
+        return peakUnsent.get();
+    }
     /** Target connections open now. */
-    public int openConnections() { return open.get(); }
+    public int openConnections() {
+        return open.get();
+    }
 
-    void opened() { open.incrementAndGet(); }
-    void closed() { open.decrementAndGet(); }
+    void opened() {
+        open.incrementAndGet();
+    }
+
+    void closed() {
+        open.decrementAndGet();
+    }
 
     void paused() {
         paused.incrementAndGet();
         pauses.incrementAndGet();
     }
 
-    void resumed() { paused.decrementAndGet(); }
+    void resumed() {
+        paused.decrementAndGet();
+    }
 
     /** Called only when a connection's own peak rises, which stops after warm-up: no shared write per I/O. */
     void peak(long unsent) {

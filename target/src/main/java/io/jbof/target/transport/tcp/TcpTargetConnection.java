@@ -1,40 +1,38 @@
 package io.jbof.target.transport.tcp;
 
-import io.jbof.nvme.tls.TlsPskIdentity;
-import io.jbof.transport.TransportType;
-import io.jbof.transport.tcp.tls.TlsPskHandler;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.util.ReferenceCountUtil;
-import java.io.UncheckedIOException;
-import java.util.ArrayDeque;
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-import io.jbof.util.Tunable;
-import io.jbof.transport.tcp.Pdu;
-import io.jbof.transport.tcp.PduDecoder;
-import io.jbof.transport.tcp.PduEncoder;
-import io.jbof.transport.tcp.PduException;
-
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.NvmeCompletion;
 import io.jbof.nvme.Sgl;
 import io.jbof.nvme.Status;
+import io.jbof.nvme.tls.TlsPskIdentity;
 import io.jbof.transport.TargetQueue;
 import io.jbof.transport.TargetQueueAcceptor;
 import io.jbof.transport.TargetQueueHandler;
 import io.jbof.transport.TargetRequest;
+import io.jbof.transport.TransportType;
+import io.jbof.transport.tcp.Pdu;
+import io.jbof.transport.tcp.PduDecoder;
+import io.jbof.transport.tcp.PduEncoder;
+import io.jbof.transport.tcp.PduException;
+import io.jbof.transport.tcp.tls.TlsPskHandler;
+import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
-import java.nio.channels.FileChannel;
 
 /**
  * The controller end of one NVMe/TCP connection (one NVMe queue): the ICReq/ICResp exchange, command
@@ -55,6 +53,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private boolean initialized;
     /** The host's Fabrics Connect made this connection a queue. */
     private boolean bound;
+
     private boolean headerDigest;
     private boolean dataDigest;
     private boolean closed;
@@ -62,6 +61,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private boolean flushScheduled;
     /** Responses written since the last flush while handling a read; see SEND_BUDGET. */
     private int unflushed;
+
     private String remote = "?";
 
     private int qid = -1;
@@ -76,6 +76,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** The decoder marked the next PDU: its data digest did not match. */
     private boolean dataDigestFailed;
+
     private long peakUnsent;
     private boolean transferWatch;
     private final Runnable checkTransfers = this::checkTransfers;
@@ -86,7 +87,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private int freeCount;
     private int inFlight;
 
-    public TcpTargetConnection(TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder, TcpBackPressure backPressure) {
+    public TcpTargetConnection(
+            TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder, TcpBackPressure backPressure) {
         this.acceptor = acceptor;
         this.options = options;
         this.decoder = decoder;
@@ -102,13 +104,30 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
 
     // ---- TargetQueue ----
 
-    @Override public EventExecutor executor() { return ctx.executor(); }
-    @Override public TransportType transport() { return TransportType.TCP; }
-    @Override public String remoteAddress() { return remote; }
-    @Override public TlsPskIdentity tlsIdentity() {
+    @Override
+    public EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    @Override
+    public TransportType transport() {
+        return TransportType.TCP;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public TlsPskIdentity tlsIdentity() {
         return ctx == null ? null : ctx.channel().attr(TlsPskHandler.IDENTITY).get();
     }
-    @Override public int inCapsuleDataSize() { return options.inCapsuleDataSize(); }
+
+    @Override
+    public int inCapsuleDataSize() {
+        return options.inCapsuleDataSize();
+    }
 
     @Override
     public void bind(int qid, int sqSize, boolean sqFlowControlDisabled) {
@@ -141,12 +160,20 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         handler = acceptor.accept(this);
         // A socket that never becomes a queue (no ICReq, or no Fabrics Connect) would hold its descriptor
         // and state for ever: no controller exists yet whose keep-alive could end it.
-        ctx.executor().schedule(() -> {
-            if (!bound && !closed && ctx.channel().isActive()) {
-                log.warn("{}: no {} within {} ms; closing", remote, initialized ? "Connect" : "ICReq", CONNECT_TIMEOUT_MS);
-                ctx.close();
-            }
-        }, CONNECT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            if (!bound && !closed && ctx.channel().isActive()) {
+                                log.warn(
+                                        "{}: no {} within {} ms; closing",
+                                        remote,
+                                        initialized ? "Connect" : "ICReq",
+                                        CONNECT_TIMEOUT_MS);
+                                ctx.close();
+                            }
+                        },
+                        CONNECT_TIMEOUT_MS,
+                        TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
     }
 
@@ -170,11 +197,20 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             if (closed) return;
             int type = Pdu.type(pdu, pdu.readerIndex());
             switch (type) {
-                case Pdu.IC_REQ: onIcReq(pdu); break;
-                case Pdu.CAPSULE_CMD: onCapsule(pdu); break;
-                case Pdu.H2C_DATA: onH2CData(pdu); break;
-                case Pdu.H2C_TERM_REQ: onTermReq(pdu); break;
-                default: throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(type));
+                case Pdu.IC_REQ:
+                    onIcReq(pdu);
+                    break;
+                case Pdu.CAPSULE_CMD:
+                    onCapsule(pdu);
+                    break;
+                case Pdu.H2C_DATA:
+                    onH2CData(pdu);
+                    break;
+                case Pdu.H2C_TERM_REQ:
+                    onTermReq(pdu);
+                    break;
+                default:
+                    throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0, "unexpected " + Pdu.name(type));
             }
         } finally {
             pdu.release();
@@ -238,7 +274,12 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof PduException) {
             PduException p = (PduException) c;
-            log.warn("NVMe/TCP protocol error from {} (queue {}): {}; sending C2HTermReq FES {}", remote, qid, p.getMessage(), p.fes());
+            log.warn(
+                    "NVMe/TCP protocol error from {} (queue {}): {}; sending C2HTermReq FES {}",
+                    remote,
+                    qid,
+                    p.getMessage(),
+                    p.fes());
             terminate(p.fes(), p.fei());
         } else if (c instanceof IOException) {
             log.debug("connection {} failed: {}", remote, c.toString());
@@ -262,27 +303,40 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         int at = pdu.readerIndex();
         if (initialized) throw new PduException(Pdu.FES_PDU_SEQUENCE_ERROR, 0, "second ICReq");
         int pfv = pdu.getUnsignedShortLE(at + Pdu.IC_OFF_PFV);
-        if (pfv != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_PFV, "unsupported PDU format version " + pfv);
+        if (pfv != 0)
+            throw new PduException(
+                    Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_PFV, "unsupported PDU format version " + pfv);
         int hpda = pdu.getUnsignedByte(at + Pdu.IC_OFF_HPDA_CPDA);
-        if (hpda > 31) throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " exceeds 31");
+        if (hpda > 31)
+            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " exceeds 31");
         int dgst = pdu.getUnsignedByte(at + Pdu.IC_OFF_DGST);
         boolean allow = options.allowDigests();
         headerDigest = allow && (dgst & Pdu.IC_DGST_HEADER) != 0;
         dataDigest = allow && (dgst & Pdu.IC_DGST_DATA) != 0;
         // HPDA asks us to align data in PDUs we send; with CPDA 0 and HPDA 0 data follows the header.
-        if (hpda != 0) throw new PduException(Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " is not supported (only 0)");
+        if (hpda != 0)
+            throw new PduException(
+                    Pdu.FES_UNSUPPORTED_PARAMETER, Pdu.IC_OFF_HPDA_CPDA, "HPDA " + hpda + " is not supported (only 0)");
 
         encoder.negotiated(headerDigest, dataDigest);
         ctx.write(encoder.icResp(ctx.alloc(), options.maxH2CData()));
         initialized = true;
         decoder.negotiated(headerDigest, dataDigest, maxHostPdu(options));
-        log.debug("NVMe/TCP connection from {}: header digest {}, data digest {}", remote, onOff(headerDigest), onOff(dataDigest));
+        log.debug(
+                "NVMe/TCP connection from {}: header digest {}, data digest {}",
+                remote,
+                onOff(headerDigest),
+                onOff(dataDigest));
     }
 
     private void onTermReq(ByteBuf pdu) {
         int at = pdu.readerIndex();
-        log.warn("host {} terminated queue {}: H2CTermReq FES 0x{} FEI {}", remote, qid,
-                Integer.toHexString(pdu.getUnsignedShortLE(at + Pdu.TERM_OFF_FES)), pdu.getIntLE(at + Pdu.TERM_OFF_FEI));
+        log.warn(
+                "host {} terminated queue {}: H2CTermReq FES 0x{} FEI {}",
+                remote,
+                qid,
+                Integer.toHexString(pdu.getUnsignedShortLE(at + Pdu.TERM_OFF_FES)),
+                pdu.getIntLE(at + Pdu.TERM_OFF_FEI));
         closed = true;
         ctx.close();
     }
@@ -299,8 +353,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         }
         Request r = acquire();
         if (r == null) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 0,
-                    "host exceeded the queue size: " + inFlight + " commands in flight");
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER, 0, "host exceeded the queue size: " + inFlight + " commands in flight");
         }
         r.sqe.setBytes(0, pdu, at + Pdu.COMMON_HEADER, NvmeCommand.SIZE);
         boolean corrupt = dataDigestFailed;
@@ -312,7 +366,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             sqHead = 0;
         }
         if (corrupt) {
-            log.warn("data digest error in the capsule of {} from {} (queue {}); failing it with Transient Transport Error", r.command, remote, qid);
+            log.warn(
+                    "data digest error in the capsule of {} from {} (queue {}); failing it with Transient Transport Error",
+                    r.command,
+                    remote,
+                    qid);
             r.complete(Status.TRANSIENT_TRANSPORT_ERROR, 0); // no DNR: the host may send it again
             return;
         }
@@ -331,26 +389,41 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         int carried = plen - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
         if (plen <= Pdu.DATA_HLEN + (headerDigest ? Pdu.DIGEST : 0)) carried = 0;
         if (ttag >= requestCount || !requests[ttag].active || requests[ttag].receiver == null) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_TTAG, "H2CData with unknown transfer tag " + ttag);
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_TTAG, "H2CData with unknown transfer tag " + ttag);
         }
         Request r = requests[ttag];
         if (cccid != r.command.cid()) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID,
-                    "H2CData CCCID " + cccid + " does not match transfer tag " + ttag + " (CID " + r.command.cid() + ")");
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER,
+                    Pdu.DATA_OFF_CCCID,
+                    "H2CData CCCID " + cccid + " does not match transfer tag " + ttag + " (CID " + r.command.cid()
+                            + ")");
         }
         if (datal != carried || datal <= 0) {
-            throw new PduException(Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_DATAL, "H2CData DATAL " + datal + " but the PDU carries " + carried);
+            throw new PduException(
+                    Pdu.FES_INVALID_PDU_HEADER,
+                    Pdu.DATA_OFF_DATAL,
+                    "H2CData DATAL " + datal + " but the PDU carries " + carried);
         }
         if (datal > options.maxH2CData()) {
-            throw new PduException(Pdu.FES_DATA_LIMIT_EXCEEDED, Pdu.DATA_OFF_DATAL, "H2CData DATAL " + datal + " exceeds MAXH2CDATA");
+            throw new PduException(
+                    Pdu.FES_DATA_LIMIT_EXCEEDED, Pdu.DATA_OFF_DATAL, "H2CData DATAL " + datal + " exceeds MAXH2CDATA");
         }
         if (datao != r.received || (long) datao + datal > r.length) {
-            throw new PduException(Pdu.FES_DATA_OUT_OF_RANGE, Pdu.DATA_OFF_DATAO,
-                    "H2CData DATAO " + datao + " DATAL " + datal + " outside the expected range (next " + r.received + ", length " + r.length + ")");
+            throw new PduException(
+                    Pdu.FES_DATA_OUT_OF_RANGE,
+                    Pdu.DATA_OFF_DATAO,
+                    "H2CData DATAO " + datao + " DATAL " + datal + " outside the expected range (next " + r.received
+                            + ", length " + r.length + ")");
         }
         if (dataDigestFailed) {
             dataDigestFailed = false;
-            log.warn("data digest error in H2CData for {} from {} (queue {}); failing it with Transient Transport Error", r.command, remote, qid);
+            log.warn(
+                    "data digest error in H2CData for {} from {} (queue {}); failing it with Transient Transport Error",
+                    r.command,
+                    remote,
+                    qid);
             r.fail(Status.TRANSIENT_TRANSPORT_ERROR);
         }
         r.deliver(pdu, at + pdo, datal);
@@ -378,7 +451,12 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             Request r = requests[i];
             if (!r.active || r.receiver == null) continue;
             if (now - r.lastDataNanos >= TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS)) {
-                log.warn("{} queue {}: no data for the R2T of {} within {} ms; closing the connection", remote, qid, r.command, DATA_TIMEOUT_MS);
+                log.warn(
+                        "{} queue {}: no data for the R2T of {} within {} ms; closing the connection",
+                        remote,
+                        qid,
+                        r.command,
+                        DATA_TIMEOUT_MS);
                 ctx.close();
                 return;
             }
@@ -466,6 +544,7 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         int receiveStatus;
         /** When the R2T went out or the last of its data came in: a transfer that stalls past DATA_TIMEOUT_MS ends the connection. */
         long lastDataNanos;
+
         boolean completed;
         Object attachment;
 
@@ -498,7 +577,8 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             DataReceiver rcv = receiver;
             if (rcv != null) {
                 receiver = null;
-                if (completed) recycle(this); else rcv.onComplete(Status.ABORTED_SQ_DELETION);
+                if (completed) recycle(this);
+                else rcv.onComplete(Status.ABORTED_SQ_DELETION);
             }
         }
 
@@ -509,12 +589,35 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
             }
         }
 
-        @Override public NvmeCommand command() { return command; }
-        @Override public TargetQueue queue() { return TcpTargetConnection.this; }
-        @Override public int transferLength() { return length; }
-        @Override public int sglStatus() { return sglStatus; }
-        @Override public Object attachment() { return attachment; }
-        @Override public void attach(Object a) { attachment = a; }
+        @Override
+        public NvmeCommand command() {
+            return command;
+        }
+
+        @Override
+        public TargetQueue queue() {
+            return TcpTargetConnection.this;
+        }
+
+        @Override
+        public int transferLength() {
+            return length;
+        }
+
+        @Override
+        public int sglStatus() {
+            return sglStatus;
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public void attach(Object a) {
+            attachment = a;
+        }
 
         @Override
         public void sendData(ByteBuf data) {

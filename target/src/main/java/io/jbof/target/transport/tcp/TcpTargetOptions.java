@@ -1,7 +1,6 @@
 package io.jbof.target.transport.tcp;
 
 import io.jbof.transport.tcp.Pdu;
-
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.jbof.transport.tcp.tls.TlsPskServerPeer;
 
@@ -15,8 +14,13 @@ import io.jbof.transport.tcp.tls.TlsPskServerPeer;
  * @param tls               TLS 1.3 (PSK) before the first PDU: off, optional or required
  * @param tlsKeys           the TLS PSK of an offered identity (used unless tls is OFF)
  */
-public record TcpTargetOptions(int inCapsuleDataSize, int maxH2CData, int maxQueueEntries, boolean allowDigests,
-                               TlsMode tls, TlsPskServerPeer.KeyLookup tlsKeys) {
+public record TcpTargetOptions(
+        int inCapsuleDataSize,
+        int maxH2CData,
+        int maxQueueEntries,
+        boolean allowDigests,
+        TlsMode tls,
+        TlsPskServerPeer.KeyLookup tlsKeys) {
     public TcpTargetOptions(int inCapsuleDataSize, int maxH2CData, int maxQueueEntries, boolean allowDigests) {
         this(inCapsuleDataSize, maxH2CData, maxQueueEntries, allowDigests, TlsMode.OFF, null);
     }

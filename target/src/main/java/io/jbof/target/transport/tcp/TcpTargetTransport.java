@@ -1,10 +1,9 @@
 package io.jbof.target.transport.tcp;
 
+import io.jbof.transport.TargetQueueAcceptor;
 import io.jbof.transport.tcp.EventLoops;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.PduDecoder;
-
-import io.jbof.transport.TargetQueueAcceptor;
 import io.jbof.transport.tcp.tls.TlsMode;
 import io.jbof.transport.tcp.tls.TlsPskHandler;
 import io.jbof.transport.tcp.tls.TlsPskServerPeer;
@@ -15,7 +14,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -37,7 +35,8 @@ public final class TcpTargetTransport implements AutoCloseable {
     }
 
     /** Binds and starts accepting; throws with a clear message when the address is unusable. */
-    public InetSocketAddress listen(InetSocketAddress address, TargetQueueAcceptor acceptor) throws InterruptedException {
+    public InetSocketAddress listen(InetSocketAddress address, TargetQueueAcceptor acceptor)
+            throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(EventLoops.serverChannel())
@@ -53,10 +52,17 @@ public final class TcpTargetTransport implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         PduDecoder decoder = new PduDecoder(true, Pdu.IC_LENGTH);
                         if (options.tls() != TlsMode.OFF) {
-                            ch.pipeline().addLast("tls", TlsPskHandler.server(options.tls(), new TlsPskServerPeer(options.tlsKeys())));
+                            ch.pipeline()
+                                    .addLast(
+                                            "tls",
+                                            TlsPskHandler.server(
+                                                    options.tls(), new TlsPskServerPeer(options.tlsKeys())));
                         }
                         ch.pipeline().addLast("pdu-decoder", decoder);
-                        ch.pipeline().addLast("nvme-tcp-target", new TcpTargetConnection(acceptor, options, decoder, backPressure));
+                        ch.pipeline()
+                                .addLast(
+                                        "nvme-tcp-target",
+                                        new TcpTargetConnection(acceptor, options, decoder, backPressure));
                     }
                 });
         server = b.bind(address).sync().channel();

@@ -1,15 +1,13 @@
 package io.jbof.target.transport.rdma;
 
-import io.jbof.transport.rdma.RegisteredMemory;
-
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jbof.transport.rdma.RegisteredMemory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class DataBufferPoolTest {
     /** A request that needs {@code n} buffers and takes them when resumed. */
@@ -18,9 +16,24 @@ class DataBufferPoolTest {
         final int n;
         final int[] got;
         final List<Waiter> order;
-        Waiter(DataBufferPool pool, int n, List<Waiter> order) { this.pool = pool; this.n = n; this.got = new int[n]; this.order = order; }
-        @Override public int buffersNeeded() { return n; }
-        @Override public void resume() { pool.take(n, got); order.add(this); }
+
+        Waiter(DataBufferPool pool, int n, List<Waiter> order) {
+            this.pool = pool;
+            this.n = n;
+            this.got = new int[n];
+            this.order = order;
+        }
+
+        @Override
+        public int buffersNeeded() {
+            return n;
+        }
+
+        @Override
+        public void resume() {
+            pool.take(n, got);
+            order.add(this);
+        }
     }
 
     @Test

@@ -1,13 +1,12 @@
 package io.jbof.target.transport.rdma;
 
-import io.jbof.transport.rdma.RdmaNative;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jbof.transport.rdma.RdmaNative;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
 
 class RdmaTargetTransportTest {
     @Test
@@ -18,7 +17,8 @@ class RdmaTargetTransportTest {
             return;
         }
         assumeTrue(RdmaNative.deviceNames().length == 0, "this machine has an RDMA device");
-        IOException target = assertThrows(IOException.class,
+        IOException target = assertThrows(
+                IOException.class,
                 () -> new RdmaTargetTransport(new RdmaTargetOptions(4096, 32, 1, 4096, 4), 1 << 20, 1));
         assertTrue(target.getMessage().contains("no RDMA device"), target.getMessage());
     }

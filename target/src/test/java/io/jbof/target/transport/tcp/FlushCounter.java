@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,7 +21,8 @@ final class FlushCounter extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof ByteBuf b && b.readableBytes() >= Pdu.COMMON_HEADER && Pdu.type(b, b.readerIndex()) == type) pending++;
+        if (msg instanceof ByteBuf b && b.readableBytes() >= Pdu.COMMON_HEADER && Pdu.type(b, b.readerIndex()) == type)
+            pending++;
         ctx.write(msg, promise);
     }
 

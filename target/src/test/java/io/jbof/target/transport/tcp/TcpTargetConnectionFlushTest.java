@@ -1,5 +1,7 @@
 package io.jbof.target.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Status;
 import io.jbof.transport.TargetQueueHandler;
@@ -13,11 +15,8 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
-import org.junit.jupiter.api.Test;
-
 import java.util.Collections;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * Commands that arrive in one read are answered in flushes of SEND_BUDGET responses, not in one flush at
@@ -33,10 +32,17 @@ class TcpTargetConnectionFlushTest {
         TcpTargetOptions options = TcpTargetOptions.defaults();
         PduDecoder decoder = new PduDecoder(true, Pdu.IC_LENGTH);
         TargetQueueHandler completesAtOnce = new TargetQueueHandler() {
-            @Override public void onCommand(TargetRequest r) { r.complete(Status.SUCCESS, 0); }
-            @Override public void onClosed() { }
+            @Override
+            public void onCommand(TargetRequest r) {
+                r.complete(Status.SUCCESS, 0);
+            }
+
+            @Override
+            public void onClosed() {}
         };
-        EmbeddedChannel ch = new EmbeddedChannel(counter, decoder,
+        EmbeddedChannel ch = new EmbeddedChannel(
+                counter,
+                decoder,
                 new TcpTargetConnection(q -> completesAtOnce, options, decoder, new TcpBackPressure()));
         ch.writeInbound(PduEncoder.icReq(ALLOC, false, false));
         ReferenceCountUtil.release(ch.readOutbound()); // ICResp

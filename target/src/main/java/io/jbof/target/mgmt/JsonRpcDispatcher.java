@@ -47,8 +47,8 @@ public final class JsonRpcDispatcher {
             m.createSubsystem(p.nqn(), p.bool("allow_any_host", false), p.optText("model_number"));
             return true;
         });
-        add("nvmf_delete_subsystem", Set.of("nqn"), p -> {
-            m.deleteSubsystem(p.nqn());
+        add("nvmf_delete_subsystem", Set.of("nqn", "delete_files"), p -> {
+            m.deleteSubsystem(p.nqn(), p.bool("delete_files", false));
             return true;
         });
         add("nvmf_subsystem_add_ns", Set.of("nqn", "namespace"), p -> m.addNamespace(p.nqn(), p.namespace()));

@@ -214,13 +214,38 @@ public final class ManagementService {
     }
 
     public synchronized void deleteSubsystem(String nqn) {
+        deleteSubsystem(nqn, false);
+    }
+
+    /**
+     * Deletes a subsystem; with {@code deleteFiles}, also the regular files its namespaces were (a block
+     * device is never deleted), as a provisioner wants when it removes a volume for good. A file still
+     * open by a closing namespace is only unlinked: its space comes back when the namespace closes.
+     */
+    public synchronized void deleteSubsystem(String nqn, boolean deleteFiles) {
         TargetConfig.SubsystemConfig sc = existing(nqn);
+        List<Path> files = new ArrayList<>();
+        if (deleteFiles) {
+            for (TargetNamespace ns : target.subsystem(nqn).namespaces()) {
+                if (!ns.blockDevice()) files.add(ns.path());
+            }
+        }
         apply(() -> {
             target.removeSubsystem(nqn);
             return null;
         });
         config.subsystems.remove(sc);
         persist("subsystem " + nqn + " deleted");
+        for (Path f : files) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException e) {
+                throw new ManagementException(
+                        Kind.IO_ERROR,
+                        "subsystem " + nqn + " is deleted, but its file " + f + " is not: " + e.getMessage(),
+                        e);
+            }
+        }
     }
 
     /** Adds a namespace; returns its NSID. A new UUID is generated unless one is given, and stored. */

@@ -47,10 +47,11 @@ final class IdentityService {
                 .addCapabilities(PluginCapability.newBuilder()
                         .setService(PluginCapability.Service.newBuilder()
                                 .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)))
-                // A namespace grows while hosts stay connected (they see the capacity change).
+                // Offline: a node attached by a jbof mount sees a grown namespace only when it attaches again
+                // (the mount's file keeps the size it was opened with), so the CO grows volumes while unpublished.
                 .addCapabilities(PluginCapability.newBuilder()
                         .setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
-                                .setType(PluginCapability.VolumeExpansion.Type.ONLINE)))
+                                .setType(PluginCapability.VolumeExpansion.Type.OFFLINE)))
                 .build();
     }
 }

@@ -8,16 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Message;
-import io.grpc.CallOptions;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
-import io.grpc.stub.ClientCalls;
 import io.jbof.csi.v1.CapacityRange;
 import io.jbof.csi.v1.ControllerExpandVolumeRequest;
 import io.jbof.csi.v1.ControllerExpandVolumeResponse;
@@ -51,7 +43,6 @@ import io.jbof.target.config.TargetConfig;
 import io.jbof.target.mgmt.JsonRpcDispatcher;
 import io.jbof.target.mgmt.ManagementService;
 import io.jbof.target.mgmt.RpcHttpServer;
-import io.jbof.target.mgmt.RpcSocketServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,55 +73,34 @@ class ControllerServiceTest {
     @TempDir
     Path dir;
 
-    final List<AutoCloseable> open = new ArrayList<>();
     final List<StorageTarget> storage = new ArrayList<>();
     CsiServer csi;
-    EventLoopGroup clientLoop;
-    ManagedChannel channel;
-
-    /** A real target, empty, with its management API on a socket; its volume files go to its own folder. */
-    record StorageTarget(TargetServer target, Path socket, Path files) {}
+    CsiClient client;
 
     @BeforeEach
     void start() throws Exception {
         List<StorageHost> hosts = new ArrayList<>();
         for (String name : List.of("s1", "s2")) {
-            TargetConfig cfg = new TargetConfig();
-            cfg.listen.add("127.0.0.1:0");
-            TargetServer t = TargetServer.start(cfg, true);
-            open.add(t);
-            Path socket = dir.resolve(name + ".sock");
-            open.add(RpcSocketServer.start(socket, new JsonRpcDispatcher(new ManagementService(t, cfg, null))));
-            Path files = Files.createDirectories(dir.resolve(name));
-            storage.add(new StorageTarget(t, socket, files));
+            StorageTarget t = StorageTarget.start(dir, name);
+            storage.add(t);
             // s1 holds 8 MiB of volumes, s2 64 MiB: the third 4 MiB volume goes to s2
-            String quota = name.equals("s1") ? "8M" : "64M";
-            hosts.add(StorageHost.parse(name + "=unix://" + socket + ",portal=127.0.0.1:"
-                    + t.boundAddresses().get(0).getPort() + ",dir=" + files + ",capacity=" + quota));
+            hosts.add(StorageHost.parse(t.option(name, name.equals("s1") ? "8M" : "64M")));
         }
         csi = new CsiServer(
                 "unix://" + dir.resolve("csi/csi.sock"),
                 List.of(IdentityService.bind(), new ControllerService(hosts).bind()));
-        clientLoop = new EpollEventLoopGroup(1);
-        channel = NettyChannelBuilder.forAddress(
-                        new DomainSocketAddress(csi.socket().toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .eventLoopGroup(clientLoop)
-                .usePlaintext()
-                .build();
+        client = new CsiClient(csi.socket());
     }
 
     @AfterEach
     void stop() throws Exception {
-        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        clientLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        client.close();
         csi.close();
-        for (int i = open.size() - 1; i >= 0; i--) open.get(i).close();
+        for (StorageTarget t : storage) t.close();
     }
 
     <Q extends Message, R extends Message> R call(String service, String method, Q request, R response) {
-        return ClientCalls.blockingUnaryCall(
-                channel, CsiMethods.unary(service, method, request, response), CallOptions.DEFAULT, request);
+        return client.call(service, method, request, response);
     }
 
     CreateVolumeResponse create(String name, long required, long limit) {
@@ -485,10 +455,9 @@ class ControllerServiceTest {
 
     @Test
     void anUnreachableStorageHostIsSkippedAndWithNoneLeftTheCallIsUnavailable() throws Exception {
-        storage.get(0).target().close();
-        open.get(1).close(); // s1's management socket
+        storage.get(0).close(); // s1's target and its management socket
         assertTrue(create("elsewhere", 2 * MIB, 0).getVolume().getVolumeId().startsWith("s2:"));
-        open.get(3).close(); // s2's
+        storage.get(1).rpc().close(); // s2's management socket
         assertEquals(Status.Code.UNAVAILABLE, codeOf(() -> create("nowhere", 2 * MIB, 0)));
     }
 }

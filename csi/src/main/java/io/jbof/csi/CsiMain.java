@@ -117,8 +117,18 @@ public final class CsiMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             System.err.println("jbof-csi: " + e.getMessage());
             return 2;
+        } catch (IOException e) {
+            System.err.println("jbof-csi: " + e.getMessage());
+            return 1;
         }
-        try (CsiServer server = new CsiServer(endpoint, services)) {
+        CsiServer server;
+        try {
+            server = new CsiServer(endpoint, services);
+        } catch (IOException e) {
+            System.err.println("jbof-csi: cannot serve on " + endpoint + ": " + e.getMessage());
+            return 1;
+        }
+        try (server) {
             Runtime.getRuntime().addShutdownHook(new Thread(server::close, "csi-shutdown"));
             System.out.println("jbof-csi: serving " + String.join(", ", names) + " on " + server.socket());
             server.awaitTermination();

@@ -56,7 +56,14 @@ final class NodeService {
     /** {@code jbof}: the command that runs jbof (its launcher script, or java -jar ...). */
     NodeService(String nodeId, Path stateDir, List<String> jbof) throws IOException {
         this.nodeId = nodeId;
-        this.stateDir = Files.createDirectories(stateDir);
+        try {
+            this.stateDir = Files.createDirectories(stateDir);
+        } catch (IOException e) {
+            throw new IOException(
+                    "cannot create the state folder " + stateDir + " (--state-dir): "
+                            + e.getClass().getSimpleName(),
+                    e);
+        }
         this.jbof = List.copyOf(jbof);
     }
 

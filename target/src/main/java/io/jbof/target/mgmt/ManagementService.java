@@ -213,10 +213,6 @@ public final class ManagementService {
         persist("subsystem " + nqn + " created");
     }
 
-    public synchronized void deleteSubsystem(String nqn) {
-        deleteSubsystem(nqn, false);
-    }
-
     /**
      * Deletes a subsystem; with {@code deleteFiles}, also the regular files its namespaces were (a block
      * device is never deleted), as a provisioner wants when it removes a volume for good. A file still

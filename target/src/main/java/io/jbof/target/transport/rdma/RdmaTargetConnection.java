@@ -89,8 +89,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
         RdmaFabric fabric = RdmaFabric.of(pd.getContext());
         this.remoteInvalidate = REMOTE_INVALIDATE && fabric.remoteInvalidate();
         RdmaNative.applyAckTimeout(((NatObject) id).getObjId(), fabric); // before the accept that takes the QP to RTS
-        int maxChunks =
-                (int) Math.max(1, Math.min(buffers.capacityBytes(), transport.maxTransfer()) / buffers.bufferSize());
+        int maxChunks = (int) Math.max(1, maxTransferBytes() / buffers.bufferSize());
         int requestCount =
                 entries * 2; // a response's buffers stay busy until its SEND completes; new commands may arrive first
         int recvCount = entries + 1;
@@ -326,7 +325,7 @@ final class RdmaTargetConnection implements TargetQueue, VerbsQueuePair.Completi
                 remoteAddress = command.sglAddress();
                 rkey = command.sglKey();
                 invalidate = subtype == Sgl.SUBTYPE_INVALIDATE_KEY && rkey != 0;
-                if (length > Math.min(buffers.capacityBytes(), transport.maxTransfer())) {
+                if (length > maxTransferBytes()) {
                     sglStatus = Status.dnr(Status.DATA_SGL_LENGTH_INVALID);
                 }
             } else {

@@ -398,31 +398,9 @@ class ControllerServiceTest {
 
     @Test
     void aStorageHostIsReachedOverHttpsWithATokenFileAndItsCertificate() throws Exception {
-        Path cert = dir.resolve("cert.pem");
-        Path key = dir.resolve("key.pem");
-        Process openssl = new ProcessBuilder(
-                        "openssl",
-                        "req",
-                        "-x509",
-                        "-newkey",
-                        "ec",
-                        "-pkeyopt",
-                        "ec_paramgen_curve:prime256v1",
-                        "-nodes",
-                        "-keyout",
-                        key.toString(),
-                        "-out",
-                        cert.toString(),
-                        "-days",
-                        "1",
-                        "-subj",
-                        "/CN=127.0.0.1",
-                        "-addext",
-                        "subjectAltName=IP:127.0.0.1")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(openssl.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(0, openssl.waitFor(), out);
+        SelfSignedCert tls = SelfSignedCert.make(dir, "127.0.0.1");
+        Path cert = tls.cert();
+        Path key = tls.key();
         String token = "csi-test-token-0123456789";
         Path tokenFile = Files.writeString(dir.resolve("token"), token + "\n");
         TargetServer t = storage.get(1).target();

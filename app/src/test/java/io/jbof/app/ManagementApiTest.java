@@ -224,6 +224,38 @@ class ManagementApiTest {
     }
 
     @Test
+    void aHostAddedWithADhchapKeyMustAuthenticateAndTheKeyIsNeitherReturnedNorLost() throws Exception {
+        start("a.img");
+        String secret = DhchapAuthenticationTest.newSecret(1, 32);
+        RpcClient.ok(socket, "nvmf_create_subsystem", RpcClient.params().put("nqn", PRIVATE));
+        RpcClient.ok(socket, "nvmf_subsystem_add_ns", nsParams(PRIVATE, "p.img", "4M"));
+        JsonNode bad = RpcClient.call(
+                socket,
+                "nvmf_subsystem_add_host",
+                RpcClient.params().put("nqn", PRIVATE).put("host", HOST).put("dhchap_key", "@/etc/shadow"));
+        assertEquals(-32602, errorCode(bad), "a file name is not a key, and the target never reads it");
+        RpcClient.ok(
+                socket,
+                "nvmf_subsystem_add_host",
+                RpcClient.params().put("nqn", PRIVATE).put("host", HOST).put("dhchap_key", secret));
+        IOException unauthenticated = assertThrows(IOException.class, () -> connect(PRIVATE, HOST));
+        assertTrue(unauthenticated.getMessage().contains("requires DH-HMAC-CHAP"), unauthenticated.getMessage());
+        try (NvmeController host = NvmeController.connect(ConnectOptions.builder()
+                .port(TestTargets.port(target))
+                .subsystemNqn(PRIVATE)
+                .hostNqn(HOST)
+                .ioQueues(1)
+                .queueDepth(16)
+                .dhchapSecret(secret)
+                .build())) {
+            assertEquals(List.of(1), idList(host, false));
+        }
+        String listed = RpcClient.ok(socket, "nvmf_get_subsystems", null).toString();
+        assertFalse(listed.contains(secret.substring(10, 30)), "the key is not handed out: " + listed);
+        assertTrue(Files.readString(configFile).contains(secret), "saved with the configuration, for a restart");
+    }
+
+    @Test
     void deletedSubsystemDropsItsControllersAndLeavesTheDiscoveryLog() throws Exception {
         start("a.img");
         long generation = RpcClient.ok(socket, "nvmf_get_stats", null)

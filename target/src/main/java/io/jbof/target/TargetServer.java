@@ -442,9 +442,22 @@ public final class TargetServer implements TargetContext, AutoCloseable {
 
     /** Lets a host connect to a subsystem. */
     public boolean addHost(String nqn, String hostNqn) {
+        return addHost(nqn, hostNqn, null, null);
+    }
+
+    /**
+     * Lets {@code hostNqn} connect; with {@code hostKey}, only after DH-HMAC-CHAP with that key
+     * ({@code ctrlKey}, or null: the host may authenticate the target too). Keys given replace the host's
+     * earlier ones, for connections made from then on; none given leaves them as they are.
+     */
+    public boolean addHost(String nqn, String hostNqn, DhchapKey hostKey, DhchapKey ctrlKey) {
         String problem = Nqn.problem(hostNqn);
         if (problem != null) throw new IllegalArgumentException("host NQN: " + problem);
-        boolean added = existing(nqn).addHost(hostNqn);
+        if (ctrlKey != null && hostKey == null)
+            throw new IllegalArgumentException("a controller DH-HMAC-CHAP key needs the host's key too");
+        Subsystem s = existing(nqn);
+        if (hostKey != null) s.dhchapKeys(hostNqn, hostKey, ctrlKey);
+        boolean added = s.addHost(hostNqn);
         if (added) discoveryChanged();
         return added;
     }

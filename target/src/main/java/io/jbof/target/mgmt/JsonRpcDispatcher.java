@@ -60,8 +60,8 @@ public final class JsonRpcDispatcher {
                 "jbof_subsystem_resize_ns",
                 Set.of("nqn", "nsid", "size"),
                 p -> m.resizeNamespace(p.nqn(), p.nsid(), p.size("size")));
-        add("nvmf_subsystem_add_host", Set.of("nqn", "host"), p -> {
-            m.addHost(p.nqn(), p.text("host"));
+        add("nvmf_subsystem_add_host", Set.of("nqn", "host", "dhchap_key", "dhchap_ctrlr_key"), p -> {
+            m.addHost(p.nqn(), p.text("host"), p.optText("dhchap_key"), p.optText("dhchap_ctrlr_key"));
             return true;
         });
         add("nvmf_subsystem_remove_host", Set.of("nqn", "host"), p -> {

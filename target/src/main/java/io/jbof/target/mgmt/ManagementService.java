@@ -1,6 +1,7 @@
 package io.jbof.target.mgmt;
 
 import io.jbof.nvme.AnaState;
+import io.jbof.nvme.auth.DhchapKey;
 import io.jbof.target.TargetServer;
 import io.jbof.target.config.TargetConfig;
 import io.jbof.target.controller.Controller;
@@ -274,10 +275,37 @@ public final class ManagementService {
     }
 
     public synchronized void addHost(String nqn, String hostNqn) {
+        addHost(nqn, hostNqn, null, null);
+    }
+
+    /**
+     * Allows a host; with {@code dhchapSecret} (DHHC-1:...), only after DH-HMAC-CHAP with it, and with
+     * {@code dhchapCtrlSecret} the host may authenticate the target too. The secrets are values, never
+     * {@code @FILE}: a caller must not make the target read its own files. They are saved with the
+     * configuration (a file only root reads) and never returned or logged.
+     */
+    public synchronized void addHost(String nqn, String hostNqn, String dhchapSecret, String dhchapCtrlSecret) {
         TargetConfig.SubsystemConfig sc = existing(nqn);
-        apply(() -> target.addHost(nqn, hostNqn));
+        DhchapKey host = key(dhchapSecret, "dhchap_key");
+        DhchapKey ctrl = key(dhchapCtrlSecret, "dhchap_ctrlr_key");
+        apply(() -> target.addHost(nqn, hostNqn, host, ctrl));
         if (!sc.hosts.contains(hostNqn)) sc.hosts.add(hostNqn);
-        persist("host " + hostNqn + " allowed on " + nqn);
+        if (host != null) {
+            sc.dhchapSecrets.put(hostNqn, dhchapSecret);
+            if (ctrl != null) sc.dhchapCtrlSecrets.put(hostNqn, dhchapCtrlSecret);
+            else sc.dhchapCtrlSecrets.remove(hostNqn);
+        }
+        persist("host " + hostNqn + " allowed on " + nqn + (host != null ? " with DH-HMAC-CHAP" : ""));
+    }
+
+    private static DhchapKey key(String secret, String param) {
+        if (secret == null) return null;
+        try {
+            return DhchapKey.parse(secret);
+        } catch (IllegalArgumentException e) {
+            throw new ManagementException(
+                    Kind.INVALID_PARAMS, param + ": " + e.getMessage(), e); // says what, never the key
+        }
     }
 
     public synchronized void removeHost(String nqn, String hostNqn) {

@@ -252,6 +252,9 @@ class ManagementApiTest {
         }
         String listed = RpcClient.ok(socket, "nvmf_get_subsystems", null).toString();
         assertFalse(listed.contains(secret.substring(10, 30)), "the key is not handed out: " + listed);
+        String running = RpcClient.ok(socket, "save_config", null).toString();
+        assertFalse(running.contains(secret.substring(10, 30)), "nor with the configuration: " + running);
+        assertTrue(running.contains(ManagementService.REDACTED), running);
         assertTrue(Files.readString(configFile).contains(secret), "saved with the configuration, for a restart");
     }
 

@@ -87,7 +87,7 @@ public final class JsonRpcDispatcher {
         });
         add("save_config", Set.of("file"), p -> {
             String file = p.optText("file");
-            return file == null ? m.configuration() : m.save(Path.of(file));
+            return file == null ? m.redactedConfiguration() : m.save(Path.of(file)); // secrets never travel
         });
     }
 

@@ -200,6 +200,19 @@ public final class ManagementService {
         return ConfigFile.copy(config);
     }
 
+    /** What is running, for a caller over the API: as {@link #configuration()}, with secrets given as values hidden (an @FILE stays). */
+    public synchronized TargetConfig redactedConfiguration() {
+        TargetConfig c = ConfigFile.copy(config);
+        for (TargetConfig.SubsystemConfig sc : c.subsystems) {
+            for (Map<String, String> secrets : List.of(sc.dhchapSecrets, sc.dhchapCtrlSecrets, sc.tlsKeys))
+                secrets.replaceAll((host, v) -> v.startsWith("@") ? v : REDACTED);
+        }
+        return c;
+    }
+
+    /** In place of a secret {@link #redactedConfiguration()} hides. */
+    public static final String REDACTED = "(secret: save_config with a file on the target keeps it)";
+
     // ---- changes ----
 
     public synchronized void createSubsystem(String nqn, boolean allowAnyHost, String model) {

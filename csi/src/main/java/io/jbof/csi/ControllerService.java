@@ -227,6 +227,7 @@ final class ControllerService {
         if (why != null) throw invalid(why);
         if (!r.getNodeId().startsWith("nqn."))
             throw notFound("node " + r.getNodeId() + ": a node ID is the node's host NQN");
+        DhchapSecrets auth = DhchapSecrets.of(r.getSecretsMap());
         VolumeId id = VolumeId.parse(r.getVolumeId());
         StorageHost h = hostOf(id, r.getVolumeId());
         synchronized (lock(id.key())) {
@@ -241,7 +242,7 @@ final class ControllerService {
                 }
             }
             try {
-                h.addHost(id.nqn(), r.getNodeId());
+                h.addHost(id.nqn(), r.getNodeId(), auth);
             } catch (ManagementClient.CallFailed e) {
                 if (e.code != ManagementClient.CallFailed.ALREADY_EXISTS) throw e;
             }

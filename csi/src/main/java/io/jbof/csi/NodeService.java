@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.jbof.csi.v1.NodeExpandVolumeRequest;
 import io.jbof.csi.v1.NodeExpandVolumeResponse;
 import io.jbof.csi.v1.NodeGetCapabilitiesRequest;
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,12 +129,13 @@ final class NodeService {
             throw ControllerService.invalid(
                     "publish_context lacks nqn and portals: was the volume published to this node?");
         }
+        DhchapSecrets auth = DhchapSecrets.of(r.getSecretsMap());
         Path staging = Path.of(r.getStagingTargetPath());
         synchronized (lock(id.key())) {
             Attachment a = Attachment.load(stateFile(id));
             if (a == null || !a.alive()) {
                 if (a != null) detach(id, a); // a mount that died (the driver or the node restarted): start over
-                a = attach(id, nqn, portals.split(",")[0]);
+                a = attach(id, nqn, List.of(portals.split(",")), auth);
             }
             if (r.getVolumeCapability().hasMount() && !Mounts.isMountPoint(staging)) {
                 VolumeCapability.MountVolume m = r.getVolumeCapability().getMount();
@@ -174,12 +177,57 @@ final class NodeService {
         return NodeUnstageVolumeResponse.getDefaultInstance();
     }
 
-    /** Starts the volume's jbof mount, waits for its file, and puts a loop device over it. */
-    private Attachment attach(VolumeId id, String nqn, String portal) throws IOException {
-        int colon = portal.lastIndexOf(':');
+    /**
+     * Starts the volume's jbof mount through the first of its portals that answers, waits for its file, and
+     * puts a loop device over it. DH-HMAC-CHAP secrets reach the mount as @FILE (mode 0600, removed once it
+     * runs), never on its command line.
+     */
+    private Attachment attach(VolumeId id, String nqn, List<String> portals, DhchapSecrets auth) throws IOException {
         Path dir = Files.createDirectories(stateDir.resolve(id.key()));
         if (Mounts.isMountPoint(dir))
             Commands.run(List.of("umount", "-l", dir.toString())); // a mount whose process died
+        List<Path> secretFiles = new ArrayList<>();
+        try {
+            List<String> authArgs = new ArrayList<>();
+            if (auth != null) {
+                authArgs.addAll(List.of("--dhchap-secret", "@" + secretFile(id, "dhchap", auth.host(), secretFiles)));
+                if (auth.ctrl() != null) {
+                    authArgs.addAll(List.of(
+                            "--dhchap-ctrl-secret", "@" + secretFile(id, "dhchap-ctrl", auth.ctrl(), secretFiles)));
+                }
+            }
+            List<String> failures = new ArrayList<>();
+            for (String portal : portals) {
+                try {
+                    return attachVia(id, nqn, portal.strip(), authArgs, dir);
+                } catch (StatusRuntimeException e) {
+                    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) throw e;
+                    failures.add(e.getStatus().getDescription());
+                    log.warn("volume {}: {}", id, e.getStatus().getDescription());
+                }
+            }
+            throw Status.UNAVAILABLE
+                    .withDescription("no portal of " + nqn + " could be attached: " + String.join("; ", failures))
+                    .asRuntimeException();
+        } finally {
+            for (Path f : secretFiles) Files.deleteIfExists(f);
+        }
+    }
+
+    /** Writes {@code secret} to a file only root reads, for a jbof mount's @FILE option. */
+    private Path secretFile(VolumeId id, String kind, String secret, List<Path> made) throws IOException {
+        Path f = stateDir.resolve(id.key() + "." + kind);
+        Files.deleteIfExists(f);
+        Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        made.add(f);
+        Files.writeString(f, secret + "\n");
+        return f;
+    }
+
+    /** One portal's try: the jbof mount process, ready or failed (UNAVAILABLE when it ended). */
+    private Attachment attachVia(VolumeId id, String nqn, String portal, List<String> authArgs, Path dir)
+            throws IOException {
+        int colon = portal.lastIndexOf(':');
         List<String> cmd = new ArrayList<>(jbof);
         cmd.addAll(List.of(
                 "mount",
@@ -191,8 +239,9 @@ final class NodeService {
                 nqn,
                 "-q",
                 nodeId,
-                "--direct-io",
-                dir.toString()));
+                "--direct-io"));
+        cmd.addAll(authArgs);
+        cmd.add(dir.toString());
         Path logFile = stateDir.resolve(id.key() + ".log");
         Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
@@ -212,7 +261,7 @@ final class NodeService {
                 if (System.currentTimeMillis() > deadline) {
                     p.destroyForcibly();
                     throw Status.DEADLINE_EXCEEDED
-                            .withDescription("jbof mount of " + nqn + " showed no file within 60 s")
+                            .withDescription("jbof mount of " + nqn + " at " + portal + " showed no file within 60 s")
                             .asRuntimeException();
                 }
             }

@@ -154,10 +154,14 @@ final class StorageHost {
         return api.call("jbof_subsystem_resize_ns", p).asLong();
     }
 
-    void addHost(String nqn, String hostNqn) throws IOException {
-        api.call(
-                "nvmf_subsystem_add_host",
-                ManagementClient.params().put("nqn", nqn).put("host", hostNqn));
+    /** Allows {@code hostNqn}; with {@code auth}, only after DH-HMAC-CHAP with its keys (which replace earlier ones). */
+    void addHost(String nqn, String hostNqn, DhchapSecrets auth) throws IOException {
+        ObjectNode p = ManagementClient.params().put("nqn", nqn).put("host", hostNqn);
+        if (auth != null) {
+            p.put("dhchap_key", auth.host());
+            if (auth.ctrl() != null) p.put("dhchap_ctrlr_key", auth.ctrl());
+        }
+        api.call("nvmf_subsystem_add_host", p);
     }
 
     void removeHost(String nqn, String hostNqn) throws IOException {

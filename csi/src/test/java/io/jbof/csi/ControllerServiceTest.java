@@ -3,6 +3,8 @@ package io.jbof.csi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +63,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The driver's Identity and Controller services over its Unix socket, against two real targets as storage hosts. */
 class ControllerServiceTest {
+    /** A DH-HMAC-CHAP secret (32 zero bytes, SHA-256 transform), as nvme gen-dhchap-key prints one. */
+    static final String SECRET = io.jbof.nvme.auth.DhchapKey.format(new byte[32], 1);
+
     static final long MIB = 1 << 20;
     static final String NODE_A = "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-0000-0000-00000000000a";
     static final String NODE_B = "nqn.2014-08.org.nvmexpress:uuid:bbbbbbbb-0000-0000-0000-00000000000b";
@@ -394,6 +399,31 @@ class ControllerServiceTest {
                 ListVolumesRequest.getDefaultInstance(),
                 ListVolumesResponse.getDefaultInstance());
         assertEquals(1, all.getEntriesCount());
+    }
+
+    @Test
+    void publishingWithDhchapSecretsMakesTheNodeAuthenticateAndAMalformedSecretIsInvalid() throws Exception {
+        Volume v = create("auth", 2 * MIB, 0).getVolume();
+        VolumeId id = VolumeId.parse(v.getVolumeId());
+        ControllerPublishVolumeRequest toA = ControllerPublishVolumeRequest.newBuilder()
+                .setVolumeId(v.getVolumeId())
+                .setNodeId(NODE_A)
+                .setVolumeCapability(MOUNT_RW)
+                .putSecrets(DhchapSecrets.HOST_KEY, SECRET)
+                .build();
+        assertEquals(
+                Status.Code.INVALID_ARGUMENT,
+                codeOf(() -> call(
+                        "Controller",
+                        "ControllerPublishVolume",
+                        toA.toBuilder()
+                                .putSecrets(DhchapSecrets.HOST_KEY, "DHHC-1:01:not-base64:")
+                                .build(),
+                        ControllerPublishVolumeResponse.getDefaultInstance())));
+        assertNull(storage.get(0).target().subsystem(id.nqn()).dhchapKeys(NODE_A), "nothing was allowed");
+        call("Controller", "ControllerPublishVolume", toA, ControllerPublishVolumeResponse.getDefaultInstance());
+        assertEquals(List.of(NODE_A), hosts(id));
+        assertNotNull(storage.get(0).target().subsystem(id.nqn()).dhchapKeys(NODE_A), "the node must authenticate");
     }
 
     @Test

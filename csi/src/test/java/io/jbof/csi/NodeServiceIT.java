@@ -3,13 +3,20 @@ package io.jbof.csi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.jbof.csi.v1.ControllerPublishVolumeRequest;
+import io.jbof.csi.v1.ControllerPublishVolumeResponse;
 import io.jbof.csi.v1.NodeExpandVolumeRequest;
 import io.jbof.csi.v1.NodeExpandVolumeResponse;
 import io.jbof.csi.v1.NodeGetInfoRequest;
 import io.jbof.csi.v1.NodeGetInfoResponse;
+import io.jbof.csi.v1.NodeStageVolumeRequest;
+import io.jbof.csi.v1.NodeStageVolumeResponse;
 import io.jbof.csi.v1.VolumeCapability;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -129,6 +136,59 @@ class NodeServiceIT {
                 k.total(v, target) > before + 32 * MIB,
                 "the file system grew: " + before + " -> " + k.total(v, target));
         assertEquals("written through jbof\n", Files.readString(target.resolve("hello.txt")));
+        k.unpublish(v, target);
+        k.unstage(v, staging);
+    }
+
+    @Test
+    void aVolumeWithDhchapSecretsIsStagedThroughTheFirstPortalThatAnswers() throws Exception {
+        String secret = ControllerServiceTest.SECRET;
+        String id = k.create("pvc-auth", 64 * MIB, EXT4);
+        client.call(
+                "Controller",
+                "ControllerPublishVolume",
+                ControllerPublishVolumeRequest.newBuilder()
+                        .setVolumeId(id)
+                        .setNodeId(NODE)
+                        .setVolumeCapability(EXT4)
+                        .putSecrets(DhchapSecrets.HOST_KEY, secret)
+                        .build(),
+                ControllerPublishVolumeResponse.getDefaultInstance());
+        Map<String, String> published = k.attach(id, EXT4); // again, as the attacher may: the keys stay
+        // A first portal where nothing listens, as a storage host's address that is down.
+        Map<String, String> v =
+                Map.of("id", id, "nqn", published.get("nqn"), "portals", "127.0.0.1:1," + published.get("portals"));
+        Path staging = dir.resolve("staging-auth");
+        Path target = dir.resolve("pod/auth");
+        k.uses(id, staging, target);
+        StatusRuntimeException refused = assertThrows(StatusRuntimeException.class, () -> k.stage(v, staging, EXT4));
+        assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode());
+        assertTrue(
+                refused.getStatus().getDescription().contains("DH-HMAC-CHAP"),
+                "without the secret the target refuses: " + refused.getStatus().getDescription());
+        client.call(
+                "Node",
+                "NodeStageVolume",
+                NodeStageVolumeRequest.newBuilder()
+                        .setVolumeId(id)
+                        .putAllPublishContext(Map.of("nqn", v.get("nqn"), "portals", v.get("portals")))
+                        .setStagingTargetPath(staging.toString())
+                        .setVolumeCapability(EXT4)
+                        .putSecrets(DhchapSecrets.HOST_KEY, secret)
+                        .build(),
+                NodeStageVolumeResponse.getDefaultInstance());
+        assertEquals("ext4", Mounts.typeAt(staging));
+        k.publish(v, staging, target, EXT4);
+        Files.writeString(target.resolve("auth.txt"), "authenticated\n");
+        assertEquals("authenticated\n", Files.readString(target.resolve("auth.txt")));
+        try (var left = Files.list(state)) {
+            assertEquals(
+                    List.of(),
+                    left.map(f -> f.getFileName().toString())
+                            .filter(n -> n.contains("dhchap"))
+                            .toList(),
+                    "no secret stays on the node's disk");
+        }
         k.unpublish(v, target);
         k.unstage(v, staging);
     }

@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
             "  jbof-csi --endpoint unix:///csi/csi.sock --mode controller \\",
             "      --storage-host s1=https://storage1:4430,token=@/etc/jbof/s1.token,cacert=/etc/jbof/s1-ca.pem,portal=10.0.0.1:4420 \\",
             "      --storage-host s2=unix:///run/jbof/target-4420.sock,portal=10.0.0.2:4420,capacity=2T",
-            "  jbof-csi --endpoint unix:///var/lib/kubelet/plugins/csi.jbof.io/csi.sock --mode node"
+            "  jbof-csi --endpoint unix:///var/lib/kubelet/plugins/csi.jbof.io/csi.sock --mode node --attach kernel",
+            "  jbof-csi call --endpoint unix:///csi/csi.sock Identity GetPluginInfo   # one RPC, as kubelet makes it (call --help)"
         })
 public final class CsiMain implements Callable<Integer> {
     @Option(
@@ -65,9 +66,12 @@ public final class CsiMain implements Callable<Integer> {
     @Option(
             names = "--attach",
             defaultValue = "jbof",
-            paramLabel = "jbof",
-            description =
-                    "Node: how a volume is attached: jbof (a jbof mount and a loop device; no kernel NVMe-oF needed).")
+            paramLabel = "kernel|jbof",
+            description = {
+                "How nodes attach volumes: jbof (default: a jbof mount and a loop device, no kernel NVMe-oF needed;",
+                "volumes grow offline) or kernel (the node's nvme-tcp to every portal, multipath; volumes grow online).",
+                "Give the controller the same value as the nodes: it says which expansion the driver offers."
+            })
     String attach;
 
     @Option(
@@ -92,12 +96,16 @@ public final class CsiMain implements Callable<Integer> {
     public Integer call() throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "debug" : "info");
         System.setProperty("org.slf4j.simpleLogger.log.io.grpc", "warn");
-        List<ServerServiceDefinition> services = new ArrayList<>(List.of(IdentityService.bind()));
+        List<ServerServiceDefinition> services = new ArrayList<>();
         List<String> names = new ArrayList<>(List.of("Identity"));
         try {
             if (!List.of("controller", "node", "all").contains(mode)) {
                 throw new IllegalArgumentException("--mode " + mode + ": controller, node or all");
             }
+            if (!List.of("jbof", "kernel").contains(attach)) {
+                throw new IllegalArgumentException("--attach " + attach + ": kernel or jbof");
+            }
+            services.add(IdentityService.bind(attach.equals("kernel")));
             if (!mode.equals("node")) {
                 List<StorageHost> hosts = new ArrayList<>();
                 for (String s : storageHosts) hosts.add(StorageHost.parse(s));
@@ -107,11 +115,11 @@ public final class CsiMain implements Callable<Integer> {
                 names.add("Controller");
             }
             if (!mode.equals("controller")) {
-                if (!attach.equals("jbof")) {
-                    throw new IllegalArgumentException(
-                            "--attach " + attach + ": only jbof is built yet (kernel nvme-tcp is not)");
-                }
-                services.add(new NodeService(nodeId(), stateDir, List.of(jbofLauncher())).bind());
+                String node = nodeId();
+                NodeService ns = attach.equals("kernel")
+                        ? new NodeService(node, stateDir, dir -> new KernelNvmeAttacher(node))
+                        : new NodeService(node, stateDir, List.of(jbofLauncher()));
+                services.add(ns.bind());
                 names.add("Node");
             }
         } catch (IllegalArgumentException e) {
@@ -153,6 +161,11 @@ public final class CsiMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("call")) {
+            // Only the answer, or the error: Netty's note on a socket option Unix sockets lack is noise here.
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+            System.exit(new CommandLine(new CsiCall()).execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
         System.exit(new CommandLine(new CsiMain()).execute(args));
     }
 }

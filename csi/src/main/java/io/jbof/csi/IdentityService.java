@@ -18,6 +18,11 @@ final class IdentityService {
     private IdentityService() {}
 
     static ServerServiceDefinition bind() {
+        return bind(false);
+    }
+
+    /** {@code onlineExpansion}: whether nodes see a volume grow while it is published (--attach kernel). */
+    static ServerServiceDefinition bind(boolean onlineExpansion) {
         return new CsiMethods.Binder("Identity")
                 .unary(
                         "GetPluginInfo",
@@ -31,7 +36,7 @@ final class IdentityService {
                         "GetPluginCapabilities",
                         GetPluginCapabilitiesRequest.getDefaultInstance(),
                         GetPluginCapabilitiesResponse.getDefaultInstance(),
-                        r -> capabilities())
+                        r -> capabilities(onlineExpansion))
                 .unary(
                         "Probe",
                         ProbeRequest.getDefaultInstance(),
@@ -42,16 +47,20 @@ final class IdentityService {
                 .build();
     }
 
-    private static GetPluginCapabilitiesResponse capabilities() {
+    private static GetPluginCapabilitiesResponse capabilities(boolean online) {
         return GetPluginCapabilitiesResponse.newBuilder()
                 .addCapabilities(PluginCapability.newBuilder()
                         .setService(PluginCapability.Service.newBuilder()
                                 .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)))
-                // Offline: a node attached by a jbof mount sees a grown namespace only when it attaches again
-                // (the mount's file keeps the size it was opened with), so the CO grows volumes while unpublished.
+                // Offline with --attach jbof: a node attached by a jbof mount sees a grown namespace only when it
+                // attaches again (the mount's file keeps the size it was opened with), so the CO grows volumes
+                // while unpublished. Online with the kernel's nvme-tcp, which resizes the device in use.
                 .addCapabilities(PluginCapability.newBuilder()
                         .setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
-                                .setType(PluginCapability.VolumeExpansion.Type.OFFLINE)))
+                                .setType(
+                                        online
+                                                ? PluginCapability.VolumeExpansion.Type.ONLINE
+                                                : PluginCapability.VolumeExpansion.Type.OFFLINE)))
                 .build();
     }
 }

@@ -1,10 +1,7 @@
 package io.jbof.csi;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.jbof.csi.v1.NodeExpandVolumeRequest;
 import io.jbof.csi.v1.NodeExpandVolumeResponse;
 import io.jbof.csi.v1.NodeGetCapabilitiesRequest;
@@ -28,35 +25,39 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The CSI Node service with {@code --attach jbof}: a volume is attached by a {@code jbof mount} process
- * of its own (so it outlives a restart of the driver) and a loop device over the mount's file, then
- * formatted only when blank and mounted at the staging path; publishing bind-mounts it. What a volume
- * holds on the node is written to STATE_DIR/KEY.json, so a restarted driver can still undo it, and an
- * unstage that cannot prove the volume detached fails instead of reporting success.
+ * The CSI Node service: a volume is attached as a block device by its {@link VolumeAttacher} (a jbof mount
+ * and a loop device, or the kernel's nvme-tcp), formatted only when blank and mounted at the staging path;
+ * publishing bind-mounts it. What a volume holds on the node is written to STATE_DIR/KEY.json, so a
+ * restarted driver can still undo it, and an unstage that cannot prove the volume detached fails instead
+ * of reporting success.
  */
 final class NodeService {
     private static final Logger log = LoggerFactory.getLogger(NodeService.class);
-    /** How long a jbof mount may take to show its file. */
-    private static final long ATTACH_TIMEOUT_MS = 60_000;
+    /** How long a grown namespace may take to reach the node's device (the kernel rescans asynchronously). */
+    private static final long GROW_MS = 30_000;
 
     private final String nodeId;
     private final Path stateDir;
-    private final List<String> jbof;
+    private final VolumeAttacher attacher;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
 
-    /** {@code jbof}: the command that runs jbof (its launcher script, or java -jar ...). */
+    /** With {@code --attach jbof}; {@code jbof}: the command that runs jbof (its launcher script, or java -jar ...). */
     NodeService(String nodeId, Path stateDir, List<String> jbof) throws IOException {
+        this(nodeId, stateDir, dir -> new JbofMountAttacher(nodeId, dir, jbof));
+    }
+
+    /** {@code attacher}: made for the state folder, once it exists. */
+    NodeService(String nodeId, Path stateDir, Function<Path, VolumeAttacher> attacher) throws IOException {
         this.nodeId = nodeId;
         try {
             this.stateDir = Files.createDirectories(stateDir);
@@ -66,7 +67,12 @@ final class NodeService {
                             + e.getClass().getSimpleName(),
                     e);
         }
-        this.jbof = List.copyOf(jbof);
+        this.attacher = attacher.apply(this.stateDir);
+    }
+
+    /** Whether volumes grow while staged: the Identity service's VolumeExpansion says ONLINE, else OFFLINE. */
+    boolean growsOnline() {
+        return attacher.growsOnline();
     }
 
     ServerServiceDefinition bind() {
@@ -125,6 +131,7 @@ final class NodeService {
         Map<String, String> ctx = r.getPublishContextCount() > 0 ? r.getPublishContextMap() : r.getVolumeContextMap();
         String nqn = ctx.get(ControllerService.CTX_NQN);
         String portals = ctx.get(ControllerService.CTX_PORTALS);
+        String uuid = ctx.get(ControllerService.CTX_UUID);
         if (nqn == null || portals == null) {
             throw ControllerService.invalid(
                     "publish_context lacks nqn and portals: was the volume published to this node?");
@@ -133,34 +140,35 @@ final class NodeService {
         Path staging = Path.of(r.getStagingTargetPath());
         synchronized (lock(id.key())) {
             Attachment a = Attachment.load(stateFile(id));
-            if (a == null || !a.alive()) {
-                if (a != null) detach(id, a); // a mount that died (the driver or the node restarted): start over
-                a = attach(id, nqn, List.of(portals.split(",")), auth);
+            if (a == null || !attacher.alive(a)) {
+                if (a != null) detach(id, a); // an attachment that died (the driver or the node restarted): start over
+                a = attacher.attach(id, nqn, uuid, List.of(portals.split(",")), auth);
+                a.save(stateFile(id));
             }
             if (r.getVolumeCapability().hasMount() && !Mounts.isMountPoint(staging)) {
                 VolumeCapability.MountVolume m = r.getVolumeCapability().getMount();
                 String fs = m.getFsType().isEmpty() ? "ext4" : m.getFsType();
-                if (blank(a.device)) {
-                    log.info("volume {}: formatting {} as {}", id, a.device, fs);
-                    Commands.run(List.of("mkfs", "-t", fs, a.device));
-                } else if (fs.startsWith("ext") && extBytes(a.device) < deviceBytes(a.device)) {
+                if (Devices.blank(a.device())) {
+                    log.info("volume {}: formatting {} as {}", id, a.device(), fs);
+                    Commands.run(List.of("mkfs", "-t", fs, a.device()));
+                } else if (fs.startsWith("ext") && Devices.extBytes(a.device()) < Devices.bytes(a.device())) {
                     // Grown while unpublished (offline expansion): the file system takes the space before it is
                     // mounted.
-                    log.info("volume {}: growing its {} to the device's {} bytes", id, fs, deviceBytes(a.device));
+                    log.info("volume {}: growing its {} to the device's {} bytes", id, fs, Devices.bytes(a.device()));
                     try {
-                        Commands.run(List.of("e2fsck", "-f", "-p", a.device));
+                        Commands.run(List.of("e2fsck", "-f", "-p", a.device()));
                     } catch (Commands.Failed e) {
                         if (e.status != 1) throw e; // 1: errors corrected
                     }
-                    Commands.run(List.of("resize2fs", a.device));
+                    Commands.run(List.of("resize2fs", a.device()));
                 }
                 Files.createDirectories(staging);
                 List<String> mount = new ArrayList<>(List.of("mount", "-t", fs));
                 if (m.getMountFlagsCount() > 0) mount.addAll(List.of("-o", String.join(",", m.getMountFlagsList())));
-                mount.addAll(List.of(a.device, staging.toString()));
+                mount.addAll(List.of(a.device(), staging.toString()));
                 Commands.run(mount);
             }
-            log.info("volume {} staged at {} ({})", id, staging, a.device);
+            log.info("volume {} staged at {} ({})", id, staging, a.device());
         }
         return NodeStageVolumeResponse.getDefaultInstance();
     }
@@ -177,136 +185,25 @@ final class NodeService {
         return NodeUnstageVolumeResponse.getDefaultInstance();
     }
 
-    /**
-     * Starts the volume's jbof mount through the first of its portals that answers, waits for its file, and
-     * puts a loop device over it. DH-HMAC-CHAP secrets reach the mount as @FILE (mode 0600, removed once it
-     * runs), never on its command line.
-     */
-    private Attachment attach(VolumeId id, String nqn, List<String> portals, DhchapSecrets auth) throws IOException {
-        Path dir = Files.createDirectories(stateDir.resolve(id.key()));
-        if (Mounts.isMountPoint(dir))
-            Commands.run(List.of("umount", "-l", dir.toString())); // a mount whose process died
-        List<Path> secretFiles = new ArrayList<>();
-        try {
-            List<String> authArgs = new ArrayList<>();
-            if (auth != null) {
-                authArgs.addAll(List.of("--dhchap-secret", "@" + secretFile(id, "dhchap", auth.host(), secretFiles)));
-                if (auth.ctrl() != null) {
-                    authArgs.addAll(List.of(
-                            "--dhchap-ctrl-secret", "@" + secretFile(id, "dhchap-ctrl", auth.ctrl(), secretFiles)));
-                }
-            }
-            List<String> failures = new ArrayList<>();
-            for (String portal : portals) {
-                try {
-                    return attachVia(id, nqn, portal.strip(), authArgs, dir);
-                } catch (StatusRuntimeException e) {
-                    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) throw e;
-                    failures.add(e.getStatus().getDescription());
-                    log.warn("volume {}: {}", id, e.getStatus().getDescription());
-                }
-            }
-            throw Status.UNAVAILABLE
-                    .withDescription("no portal of " + nqn + " could be attached: " + String.join("; ", failures))
-                    .asRuntimeException();
-        } finally {
-            for (Path f : secretFiles) Files.deleteIfExists(f);
-        }
-    }
-
-    /** Writes {@code secret} to a file only root reads, for a jbof mount's @FILE option. */
-    private Path secretFile(VolumeId id, String kind, String secret, List<Path> made) throws IOException {
-        Path f = stateDir.resolve(id.key() + "." + kind);
-        Files.deleteIfExists(f);
-        Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        made.add(f);
-        Files.writeString(f, secret + "\n");
-        return f;
-    }
-
-    /** One portal's try: the jbof mount process, ready or failed (UNAVAILABLE when it ended). */
-    private Attachment attachVia(VolumeId id, String nqn, String portal, List<String> authArgs, Path dir)
-            throws IOException {
-        int colon = portal.lastIndexOf(':');
-        List<String> cmd = new ArrayList<>(jbof);
-        cmd.addAll(List.of(
-                "mount",
-                "-a",
-                portal.substring(0, colon),
-                "-s",
-                portal.substring(colon + 1),
-                "-n",
-                nqn,
-                "-q",
-                nodeId,
-                "--direct-io"));
-        cmd.addAll(authArgs);
-        cmd.add(dir.toString());
-        Path logFile = stateDir.resolve(id.key() + ".log");
-        Process p = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(logFile.toFile())
-                .start();
-        Path file = dir.resolve("ns1");
-        long deadline = System.currentTimeMillis() + ATTACH_TIMEOUT_MS;
-        try {
-            // The mount is ready when the kernel shows it and its file is there; the process ending first is a failure.
-            while (!isFuse(Mounts.typeAt(dir)) || !Files.isRegularFile(file)) {
-                if (p.waitFor(50, TimeUnit.MILLISECONDS)) {
-                    throw Status.UNAVAILABLE
-                            .withDescription("jbof mount of " + nqn + " at " + portal + " ended: "
-                                    + Files.readString(logFile).strip())
-                            .asRuntimeException();
-                }
-                if (System.currentTimeMillis() > deadline) {
-                    p.destroyForcibly();
-                    throw Status.DEADLINE_EXCEEDED
-                            .withDescription("jbof mount of " + nqn + " at " + portal + " showed no file within 60 s")
-                            .asRuntimeException();
-                }
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while attaching " + id, e);
-        }
-        String device = Commands.run(List.of("losetup", "--find", "--show", "--direct-io=on", file.toString()))
-                .strip();
-        Attachment a = new Attachment(p.pid(), dir.toString(), device);
-        a.save(stateFile(id));
-        log.info("volume {} attached: jbof mount (pid {}) at {}, {}", id, p.pid(), dir, device);
-        return a;
-    }
-
-    /** Undoes {@link #attach}; fails, rather than say success, unless the mount process is gone and nothing is left mounted. */
+    /** Detaches and forgets the volume; fails, leaving its state, when the attacher cannot prove it gone. */
     private void detach(VolumeId id, Attachment a) throws IOException {
-        if (a.device != null && isLoopOver(a.device, Path.of(a.mountDir).resolve("ns1")))
-            Commands.run(List.of("losetup", "-d", a.device));
-        Path dir = Path.of(a.mountDir);
-        if (Mounts.isMountPoint(dir)) {
-            List<String> cmd = new ArrayList<>(jbof);
-            cmd.addAll(List.of("umount", dir.toString()));
-            Commands.run(cmd);
-        }
-        Optional<ProcessHandle> p = ProcessHandle.of(a.pid);
-        if (p.isPresent()) {
-            try {
-                p.get().onExit().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw Status.INTERNAL
-                        .withDescription(
-                                "volume " + id + ": its jbof mount (pid " + a.pid + ") did not end after umount")
-                        .asRuntimeException();
+        attacher.detach(id, a, othersOn(id, a.nqn()));
+        Files.deleteIfExists(stateFile(id));
+        log.info("volume {} detached", id);
+    }
+
+    /** How many other volumes staged here attach through subsystem {@code nqn}. */
+    private int othersOn(VolumeId id, String nqn) throws IOException {
+        int n = 0;
+        try (Stream<Path> states = Files.list(stateDir)) {
+            for (Path f : states.filter(f -> f.getFileName().toString().endsWith(".json"))
+                    .toList()) {
+                if (f.equals(stateFile(id))) continue;
+                Attachment other = Attachment.load(f);
+                if (other != null && nqn != null && nqn.equals(other.nqn())) n++;
             }
         }
-        if (Mounts.isMountPoint(dir)) {
-            throw Status.INTERNAL
-                    .withDescription("volume " + id + " is still mounted at " + dir + " after its detach")
-                    .asRuntimeException();
-        }
-        Files.deleteIfExists(stateFile(id));
-        Files.deleteIfExists(dir);
-        log.info("volume {} detached", id);
+        return n;
     }
 
     // ---- publish / unpublish ----
@@ -332,7 +229,7 @@ final class NodeService {
             if (r.getVolumeCapability().hasBlock()) {
                 Files.createDirectories(target.toAbsolutePath().getParent());
                 if (!Files.exists(target)) Files.createFile(target);
-                source = a.device;
+                source = a.device();
             } else {
                 Files.createDirectories(target);
                 source = r.getStagingTargetPath();
@@ -370,7 +267,7 @@ final class NodeService {
                     .setAvailable(fs.getUsableSpace())
                     .setUsed(fs.getTotalSpace() - fs.getUnallocatedSpace()));
         } else {
-            long size = deviceBytes(p.toString());
+            long size = Devices.bytes(p.toString());
             b.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(size));
         }
         return b.build();
@@ -382,13 +279,24 @@ final class NodeService {
         synchronized (lock(id.key())) {
             Attachment a = Attachment.load(stateFile(id));
             if (a == null) throw ControllerService.notFound("volume " + id + " is not staged on this node");
-            Commands.run(List.of("losetup", "--set-capacity", a.device)); // the loop device takes the mount's file size
             boolean block = r.hasVolumeCapability()
                     ? r.getVolumeCapability().hasBlock()
                     : !Files.isDirectory(Path.of(r.getVolumePath()));
-            long size = deviceBytes(a.device);
+            long want = r.getCapacityRange().getRequiredBytes();
+            long size = attacher.refreshSize(a);
+            long deadline = System.currentTimeMillis() + GROW_MS;
+            while (attacher.growsOnline() && size < want && System.currentTimeMillis() < deadline) {
+                try {
+                    Thread.sleep(
+                            100); // the kernel resizes the device from its rescan a moment later; no event says when
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+                size = Devices.bytes(a.device());
+            }
             // A file system grown at stage (the usual offline case) is left alone; one still smaller grows online.
-            if (!block && extBytes(a.device) < size) Commands.run(List.of("resize2fs", a.device));
+            if (!block && Devices.extBytes(a.device()) < size) Commands.run(List.of("resize2fs", a.device()));
             return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
         }
     }
@@ -407,47 +315,6 @@ final class NodeService {
 
     // ---- helpers ----
 
-    /** Whether {@code device} holds no file system, partition table or other signature blkid knows: only then is it formatted. */
-    private static boolean blank(String device) throws IOException {
-        try {
-            Commands.run(List.of("blkid", "-p", device));
-            return false;
-        } catch (Commands.Failed e) {
-            if (e.status == 2) return true; // blkid: nothing found
-            throw e;
-        }
-    }
-
-    private static long deviceBytes(String device) throws IOException {
-        return Long.parseLong(
-                Commands.run(List.of("blockdev", "--getsize64", device)).strip());
-    }
-
-    /** The size of the ext2/3/4 file system on {@code device} (its superblock's block count times block size). */
-    private static long extBytes(String device) throws IOException {
-        long blocks = -1;
-        long blockSize = -1;
-        for (String line : Commands.run(List.of("dumpe2fs", "-h", device)).split("\n")) {
-            if (line.startsWith("Block count:"))
-                blocks = Long.parseLong(line.substring(12).strip());
-            if (line.startsWith("Block size:"))
-                blockSize = Long.parseLong(line.substring(11).strip());
-        }
-        if (blocks < 0 || blockSize < 0)
-            throw new IOException("dumpe2fs -h " + device + " gave no block count and size");
-        return blocks * blockSize;
-    }
-
-    private static boolean isLoopOver(String device, Path file) {
-        try {
-            return Commands.run(List.of("losetup", "--noheadings", "--output", "BACK-FILE", device))
-                    .strip()
-                    .equals(file.toString());
-        } catch (IOException e) {
-            return false; // no such loop device any more
-        }
-    }
-
     private static VolumeId volumeId(String raw) {
         if (raw.isEmpty()) throw ControllerService.invalid("volume_id is required");
         VolumeId id = VolumeId.parse(raw);
@@ -461,41 +328,5 @@ final class NodeService {
 
     private Object lock(String key) {
         return locks.computeIfAbsent(key, k -> new Object());
-    }
-
-    /** What a staged volume holds on this node: its jbof mount process, that mount's folder, its loop device. */
-    record Attachment(long pid, String mountDir, String device) {
-        boolean alive() throws IOException {
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
-                    && Mounts.isMountPoint(Path.of(mountDir));
-        }
-
-        void save(Path file) throws IOException {
-            ObjectNode o = ManagementClient.JSON
-                    .createObjectNode()
-                    .put("pid", pid)
-                    .put("mount_dir", mountDir)
-                    .put("device", device);
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, o.toString());
-            Files.move(
-                    tmp,
-                    file,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-
-        static Attachment load(Path file) throws IOException {
-            if (!Files.exists(file)) return null;
-            JsonNode o = ManagementClient.JSON.readTree(Files.readString(file));
-            return new Attachment(
-                    o.path("pid").asLong(),
-                    o.path("mount_dir").asText(),
-                    o.path("device").asText(null));
-        }
-    }
-
-    private static boolean isFuse(String type) {
-        return type != null && (type.equals("fuse") || type.startsWith("fuse."));
     }
 }

@@ -28,7 +28,7 @@ import java.util.Map;
 /**
  * The calls Kubernetes makes on a driver's socket for one node: the provisioner's and attacher's
  * (CreateVolume, ControllerPublishVolume, expand, delete) and kubelet's (stage, publish, stats). A
- * volume is the map {id, nqn, portals} a publish gives the node.
+ * volume is its ID (key "id") with the publish context the node is given (nqn, portals, uuid).
  */
 final class KubeletCalls {
     static final long MIB = 1 << 20;
@@ -80,7 +80,9 @@ final class KubeletCalls {
                                 .build(),
                         ControllerPublishVolumeResponse.getDefaultInstance())
                 .getPublishContextMap();
-        return Map.of("id", id, "nqn", ctx.get("nqn"), "portals", ctx.get("portals"));
+        Map<String, String> v = new java.util.HashMap<>(ctx);
+        v.put("id", id);
+        return Map.copyOf(v);
     }
 
     /** CreateVolume of 64 MiB and ControllerPublishVolume to this node. */
@@ -114,12 +116,18 @@ final class KubeletCalls {
                 "NodeStageVolume",
                 NodeStageVolumeRequest.newBuilder()
                         .setVolumeId(v.get("id"))
-                        .putPublishContext("nqn", v.get("nqn"))
-                        .putPublishContext("portals", v.get("portals"))
+                        .putAllPublishContext(context(v))
                         .setStagingTargetPath(staging.toString())
                         .setVolumeCapability(cap)
                         .build(),
                 NodeStageVolumeResponse.getDefaultInstance());
+    }
+
+    /** The publish context within a volume's map: all but its ID. */
+    static Map<String, String> context(Map<String, String> v) {
+        Map<String, String> ctx = new java.util.HashMap<>(v);
+        ctx.remove("id");
+        return ctx;
     }
 
     void unstage(Map<String, String> v, Path staging) {

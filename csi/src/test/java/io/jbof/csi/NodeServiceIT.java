@@ -171,7 +171,7 @@ class NodeServiceIT {
                 "NodeStageVolume",
                 NodeStageVolumeRequest.newBuilder()
                         .setVolumeId(id)
-                        .putAllPublishContext(Map.of("nqn", v.get("nqn"), "portals", v.get("portals")))
+                        .putAllPublishContext(KubeletCalls.context(v))
                         .setStagingTargetPath(staging.toString())
                         .setVolumeCapability(EXT4)
                         .putSecrets(DhchapSecrets.HOST_KEY, secret)

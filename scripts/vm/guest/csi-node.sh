@@ -1,7 +1,7 @@
 # csi-node: scripts/jbof-csi in the guest (controller and node, --attach kernel) against the jbof target on the
 # host (two listeners: two portals), driven by `jbof-csi call` as Kubernetes drives a driver: create, publish,
 # stage through the kernel's nvme-tcp (one multipath head over both paths, found by namespace UUID), publish,
-# write, grow online, raw block, a second volume beside the first, unstage leaving no device, delete.
+# write, grow online, raw block with DH-HMAC-CHAP, a second volume beside the first, unstage leaving no device, delete.
 . /jbof/scripts/vm/guest/lib.sh
 JAVA="/usr/lib/jvm/java-17-openjdk-amd64/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp /jbof/csi/build/jbof-csi.jar io.jbof.csi.CsiMain"
 NODE=nqn.2014-08.org.nvmexpress:uuid:6a626f66-0000-4000-8000-0000000000c5
@@ -23,12 +23,14 @@ MOUNT='{"mount":{"fsType":"ext4"},"accessMode":{"mode":"SINGLE_NODE_WRITER"}}'
 BLOCK='{"block":{},"accessMode":{"mode":"SINGLE_NODE_WRITER"}}'
 check "GetPluginCapabilities: ONLINE expansion with the kernel's nvme-tcp" sh -c "$JAVA call --endpoint unix://$SOCK Identity GetPluginCapabilities | grep -q '\"type\": \"ONLINE\"'"
 
-# provision NAME CAPABILITY: CreateVolume (64 MiB) and ControllerPublishVolume; sets ID, NQN_V, PORTALS, UUID.
+# provision NAME CAPABILITY [SECRETS]: CreateVolume (64 MiB) and ControllerPublishVolume (with SECRETS, a JSON
+# "secrets" member and comma, passed as @FILE so no secret is on a command line); sets ID, NQN_V, PORTALS, UUID.
 provision() {
   local out
   out="$(call Controller CreateVolume "{\"name\":\"$1\",\"capacityRange\":{\"requiredBytes\":\"$((64 * MIB))\"},\"volumeCapabilities\":[$2]}")" || return 1
   ID="$(echo "$out" | field volumeId)"
-  out="$(call Controller ControllerPublishVolume "{\"volumeId\":\"$ID\",\"nodeId\":\"$NODE\",\"volumeCapability\":$2}")" || return 1
+  echo "{${3:-}\"volumeId\":\"$ID\",\"nodeId\":\"$NODE\",\"volumeCapability\":$2}" > /tmp/publish.json
+  out="$(call Controller ControllerPublishVolume @/tmp/publish.json)" || return 1
   echo "$out"
   NQN_V="$(echo "$out" | field nqn)"; PORTALS="$(echo "$out" | field portals)"; UUID="$(echo "$out" | field uuid)"
   [ -n "$ID" ] && [ -n "$NQN_V" ] && [ -n "$UUID" ]
@@ -56,9 +58,19 @@ check "NodeExpandVolume online: the device is 128 MiB" sh -c "$JAVA call --endpo
 after=$(df -B1 --output=size /tmp/pod1 | tail -1)
 check "the mounted ext4 grew online ($before -> $after bytes) and kept its data" sh -c "[ $after -gt \$(( $before + 32 * $MIB )) ] && cmp /tmp/data /tmp/pod1/data"
 
-if provision pvc-k2 "$BLOCK"; then pass "CreateVolume and ControllerPublishVolume (pvc-k2, raw block)"; else fail "CreateVolume and ControllerPublishVolume (pvc-k2)"; exit 1; fi
+SECRETS="\"secrets\":{\"dhchap-secret\":\"$(cat /results/dhchap.key)\"},"
+if provision pvc-k2 "$BLOCK" "$SECRETS"; then pass "CreateVolume and ControllerPublishVolume with a DH-HMAC-CHAP secret (pvc-k2, raw block)"; else fail "CreateVolume and ControllerPublishVolume (pvc-k2)"; exit 1; fi
 ID2=$ID NQN2=$NQN_V UUID2=$UUID P2=$PORTALS
-check "NodeStageVolume and NodePublishVolume of a raw block volume: a device file" sh -c "$JAVA call --endpoint unix://$SOCK Node NodeStageVolume '{\"volumeId\":\"$ID2\",\"publishContext\":{\"nqn\":\"$NQN2\",\"portals\":\"$P2\",\"uuid\":\"$UUID2\"},\"stagingTargetPath\":\"/tmp/staging2\",\"volumeCapability\":$BLOCK}' && \
+STAGE2="\"volumeId\":\"$ID2\",\"publishContext\":{\"nqn\":\"$NQN2\",\"portals\":\"$P2\",\"uuid\":\"$UUID2\"},\"stagingTargetPath\":\"/tmp/staging2\",\"volumeCapability\":$BLOCK"
+echo "{$STAGE2}" > /tmp/stage2-nosecret.json
+echo "{$SECRETS$STAGE2}" > /tmp/stage2.json
+# The refused connect below makes the kernel log failures on purpose: the log is checked up to here, then cleared.
+check "no nvme errors in dmesg before the refused connect" sh -c "! dmesg | grep -iE 'nvme.*(error|fail|timeout|reset)'"
+check "NodeStageVolume without the secret: the kernel's connect is refused (UNAVAILABLE), nothing is left connected" sh -c "$JAVA call --endpoint unix://$SOCK Node NodeStageVolume @/tmp/stage2-nosecret.json 2>&1 | tee /dev/stderr | grep -q '^jbof-csi call: UNAVAILABLE' && \
+  [ -z \"\$(for c in /sys/class/nvme/nvme*; do cat \$c/subsysnqn 2>/dev/null; done | grep -x '$NQN2')\" ]"
+dmesg | grep -i nvme | tail -5; dmesg -C
+check "NodeStageVolume with the secret (DH-HMAC-CHAP on both paths) and NodePublishVolume of a raw block volume: a device file" sh -c "$JAVA call --endpoint unix://$SOCK Node NodeStageVolume @/tmp/stage2.json && \
+  [ \$(for c in /sys/class/nvme/nvme*; do cat \$c/subsysnqn; done | grep -cx '$NQN2') = 2 ] && \
   $JAVA call --endpoint unix://$SOCK Node NodePublishVolume '{\"volumeId\":\"$ID2\",\"stagingTargetPath\":\"/tmp/staging2\",\"targetPath\":\"/tmp/pod2dev\",\"volumeCapability\":$BLOCK}' && \
   [ \$(blockdev --getsize64 /tmp/pod2dev) = $((64 * MIB)) ]"
 check "raw block: bytes written at 1 MiB read back" sh -c "head -c 65536 /dev/urandom > /tmp/blk && dd if=/tmp/blk of=/tmp/pod2dev bs=64k seek=16 oflag=direct status=none && \
@@ -80,4 +92,4 @@ check "unpublish, unstage, DeleteVolume both" sh -c "$JAVA call --endpoint unix:
   [ -z \"\$(ls /sys/class/nvme 2>/dev/null)\" ]"
 kill $driver; wait $driver
 echo "== driver log"; cat /tmp/driver.log
-check "no nvme errors in dmesg" sh -c "! dmesg | grep -iE 'nvme.*(error|fail|timeout|reset)'"
+check "no nvme errors in dmesg after the refused connect" sh -c "! dmesg | grep -iE 'nvme.*(error|fail|timeout|reset)'"

@@ -9,9 +9,12 @@ import io.jbof.csi.v1.Csi;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code jbof-csi call}: one RPC on a CSI driver's socket, as kubelet or a sidecar makes it, with the
@@ -35,6 +38,14 @@ import picocli.CommandLine.Parameters;
             "  jbof-csi call --endpoint unix:///run/csi.sock Node NodeStageVolume @stage.json   # a request holding secrets"
         })
 final class CsiCall implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** The command as {@code jbof-csi call} runs it: @FILE is the request, read here, not arguments for picocli to expand. */
+    static CommandLine commandLine() {
+        return new CommandLine(new CsiCall()).setExpandAtFiles(false);
+    }
+
     @Option(names = "--endpoint", required = true, paramLabel = "unix:///PATH", description = "The driver's socket.")
     String endpoint;
 
@@ -55,38 +66,46 @@ final class CsiCall implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (!endpoint.startsWith("unix://")) {
-            System.err.println("jbof-csi call: --endpoint " + endpoint + ": give unix:///PATH");
+            spec.commandLine().getErr().println("jbof-csi call: --endpoint " + endpoint + ": give unix:///PATH");
             return 2;
         }
         Descriptors.ServiceDescriptor sd = Csi.getDescriptor().findServiceByName(service);
         if (sd == null) {
-            System.err.println("jbof-csi call: no service " + service + ": Identity, Controller or Node");
+            spec.commandLine()
+                    .getErr()
+                    .println("jbof-csi call: no service " + service + ": Identity, Controller or Node");
             return 2;
         }
         Descriptors.MethodDescriptor md = sd.findMethodByName(method);
         if (md == null) {
-            System.err.println("jbof-csi call: " + service + " has no " + method + "; it has "
-                    + sd.getMethods().stream()
-                            .map(Descriptors.MethodDescriptor::getName)
-                            .collect(Collectors.joining(", ")));
+            spec.commandLine()
+                    .getErr()
+                    .println("jbof-csi call: " + service + " has no " + method + "; it has "
+                            + sd.getMethods().stream()
+                                    .map(Descriptors.MethodDescriptor::getName)
+                                    .collect(Collectors.joining(", ")));
             return 2;
         }
         DynamicMessage.Builder q = DynamicMessage.newBuilder(md.getInputType());
         try {
             JsonFormat.parser().merge(io.jbof.util.SecretText.resolve(request), q);
         } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-            System.err.println(
-                    "jbof-csi call: the request is not a " + md.getInputType().getName() + ": " + e.getMessage());
+            spec.commandLine()
+                    .getErr()
+                    .println("jbof-csi call: the request is not a "
+                            + md.getInputType().getName() + ": " + e.getMessage());
             return 2;
         }
         try (CsiClient c = new CsiClient(Path.of(endpoint.substring("unix://".length())))) {
             DynamicMessage r =
                     c.call(service, method, q.build(), DynamicMessage.getDefaultInstance(md.getOutputType()));
-            System.out.println(JsonFormat.printer().print(r));
+            spec.commandLine().getOut().println(JsonFormat.printer().print(r));
             return 0;
         } catch (StatusRuntimeException e) {
-            System.err.println("jbof-csi call: " + e.getStatus().getCode() + ": "
-                    + e.getStatus().getDescription());
+            spec.commandLine()
+                    .getErr()
+                    .println("jbof-csi call: " + e.getStatus().getCode() + ": "
+                            + e.getStatus().getDescription());
             return 1;
         }
     }

@@ -164,7 +164,10 @@ public final class CsiMain implements Callable<Integer> {
         if (args.length > 0 && args[0].equals("call")) {
             // Only the answer, or the error: Netty's note on a socket option Unix sockets lack is noise here.
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
-            System.exit(new CommandLine(new CsiCall()).execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            // @FILE is the request, read by CsiCall; picocli must not expand it into arguments of its own.
+            System.exit(new CommandLine(new CsiCall())
+                    .setExpandAtFiles(false)
+                    .execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
         }
         System.exit(new CommandLine(new CsiMain()).execute(args));
     }

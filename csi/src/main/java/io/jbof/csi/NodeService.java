@@ -276,6 +276,8 @@ final class NodeService {
     private NodeExpandVolumeResponse expand(NodeExpandVolumeRequest r) throws IOException {
         VolumeId id = volumeId(r.getVolumeId());
         if (r.getVolumePath().isEmpty()) throw ControllerService.invalid("volume_path is required");
+        if (!Files.exists(Path.of(r.getVolumePath())))
+            throw ControllerService.notFound("nothing at volume_path " + r.getVolumePath());
         synchronized (lock(id.key())) {
             Attachment a = Attachment.load(stateFile(id));
             if (a == null) throw ControllerService.notFound("volume " + id + " is not staged on this node");

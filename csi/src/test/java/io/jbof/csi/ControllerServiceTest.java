@@ -427,6 +427,25 @@ class ControllerServiceTest {
     }
 
     @Test
+    void jbofCsiCallReadsItsRequestFromAFileAndPrintsTheAnswerAsJson() throws Exception {
+        Path request = Files.writeString(
+                dir.resolve("create.json"),
+                "{\"name\": \"from-call\", \"capacityRange\": {\"requiredBytes\": \"2097152\"},"
+                        + " \"volumeCapabilities\": [{\"mount\": {}, \"accessMode\": {\"mode\": \"SINGLE_NODE_WRITER\"}}]}");
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine call = CsiCall.commandLine();
+        call.setOut(new java.io.PrintWriter(out, true));
+        call.setErr(new java.io.PrintWriter(err, true));
+        String endpoint = "unix://" + csi.socket();
+        assertEquals(
+                0, call.execute("--endpoint", endpoint, "Controller", "CreateVolume", "@" + request), err.toString());
+        assertTrue(out.toString().contains("\"capacityBytes\": \"2097152\""), out.toString());
+        assertEquals(1, call.execute("--endpoint", endpoint, "Controller", "DeleteVolume"), "volume_id missing");
+        assertTrue(err.toString().contains("INVALID_ARGUMENT"), err.toString());
+    }
+
+    @Test
     void aStorageHostIsReachedOverHttpsWithATokenFileAndItsCertificate() throws Exception {
         SelfSignedCert tls = SelfSignedCert.make(dir, "127.0.0.1");
         Path cert = tls.cert();

@@ -51,6 +51,7 @@ final class KernelNvmeAttacher implements VolumeAttacher {
             throw ControllerService.invalid("publish_context lacks the namespace uuid the device is found by");
         if (!Files.exists(FABRICS)) Commands.run(List.of("modprobe", "nvme-tcp"));
         List<String> failures = new ArrayList<>();
+        List<String> made = new ArrayList<>(); // controllers this call connected, taken away again if it fails
         int paths = 0;
         for (String portal : portals) {
             String p = portal.strip();
@@ -59,8 +60,10 @@ final class KernelNvmeAttacher implements VolumeAttacher {
                 continue;
             }
             try {
-                String made = connect(nqn, p, auth);
-                log.info("volume {}: connected {} at {} ({})", id, nqn, p, made);
+                String answer = connect(nqn, p, auth);
+                log.info("volume {}: connected {} at {} ({})", id, nqn, p, answer);
+                String instance = answer.replaceFirst("^instance=(\\d+).*$", "$1");
+                if (!instance.equals(answer)) made.add("nvme" + instance);
                 paths++;
             } catch (IOException e) {
                 failures.add(p + ": " + e.getMessage());
@@ -75,6 +78,7 @@ final class KernelNvmeAttacher implements VolumeAttacher {
         }
         String device = awaitDevice(uuid);
         if (device == null) {
+            for (String c : made) deleteController(c); // no half-attached volume that no state file names
             throw Status.DEADLINE_EXCEEDED
                     .withDescription("connected to " + nqn + ", but no block device with namespace UUID " + uuid
                             + " appeared within 30 s")
@@ -173,13 +177,7 @@ final class KernelNvmeAttacher implements VolumeAttacher {
             log.info("volume {}: {} stays connected, {} other staged volume(s) use it", id, a.nqn(), othersOnSubsystem);
             return;
         }
-        for (String c : controllersOf(a.nqn())) {
-            try {
-                Files.writeString(CONTROLLERS.resolve(c).resolve("delete_controller"), "1");
-            } catch (IOException e) {
-                if (Files.exists(CONTROLLERS.resolve(c))) throw e; // one that went meanwhile is what we want
-            }
-        }
+        for (String c : controllersOf(a.nqn())) deleteController(c);
         long deadline = System.currentTimeMillis() + SETTLE_MS;
         while (!controllersOf(a.nqn()).isEmpty()
                 || Files.exists(BLOCK.resolve(Path.of(a.device()).getFileName()))) {
@@ -190,6 +188,15 @@ final class KernelNvmeAttacher implements VolumeAttacher {
                         .asRuntimeException();
             }
             pause();
+        }
+    }
+
+    /** Disconnects controller {@code c} (as {@code nvme disconnect}); one already gone is what was wanted. */
+    private static void deleteController(String c) throws IOException {
+        try {
+            Files.writeString(CONTROLLERS.resolve(c).resolve("delete_controller"), "1");
+        } catch (IOException e) {
+            if (Files.exists(CONTROLLERS.resolve(c))) throw e;
         }
     }
 

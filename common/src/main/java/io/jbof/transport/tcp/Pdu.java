@@ -151,11 +151,16 @@ public final class Pdu {
     /** CRC32C over [at, at+len) of a buffer, as NVMe/TCP digests are computed. */
     public static int crc32c(CRC32C crc, ByteBuf b, int at, int len) {
         crc.reset();
+        crc32cUpdate(crc, b, at, len);
+        return (int) crc.getValue();
+    }
+
+    /** Adds {@code len} bytes at {@code at} to a running CRC32C: data placed piece by piece is checked as it arrives. */
+    public static void crc32cUpdate(CRC32C crc, ByteBuf b, int at, int len) {
         if (b.nioBufferCount() == 1) {
             crc.update(b.internalNioBuffer(at, len)); // a reused view: no ByteBuffer per PDU
         } else {
             for (ByteBuffer bb : b.nioBuffers(at, len)) crc.update(bb);
         }
-        return (int) crc.getValue();
     }
 }

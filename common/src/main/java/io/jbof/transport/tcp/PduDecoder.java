@@ -10,6 +10,11 @@ import java.util.zip.CRC32C;
  * Frames the byte stream into whole PDUs, checks the common header (type, hlen, pdo, plen bounds)
  * and verifies digests once they are negotiated. Emits each PDU as a retained slice of the
  * cumulation (pooled: no copy, no allocation per PDU); the next stage owns and releases it.
+ *
+ * <p>A data PDU type given to {@link #placeData} is not held whole: once its header is in, its payload goes to the
+ * {@link DataPlacement} piece by piece as the socket delivers it, straight from the read buffer into the command's
+ * buffer (one copy instead of two: no cumulation of the whole PDU first), as Linux's nvme-tcp host copies C2HData
+ * from the skb into the request's pages.
  */
 public final class PduDecoder extends ByteToMessageDecoder {
     private final boolean controllerSide;
@@ -19,6 +24,14 @@ public final class PduDecoder extends ByteToMessageDecoder {
     private boolean dataDigest;
     private boolean initialized;
     private boolean failed;
+
+    private int placedType = -1;
+    private DataPlacement placement;
+    /** Payload bytes of the PDU being placed still to come; -1 when none is. */
+    private int placing = -1;
+
+    private boolean placingDigest;
+    private int placingCid;
 
     /**
      * @param controllerSide true on the target (accepts host-to-controller PDU types)
@@ -37,6 +50,27 @@ public final class PduDecoder extends ByteToMessageDecoder {
         this.initialized = true;
     }
 
+    /**
+     * Payloads of PDUs of {@code type} go to {@code placement} as they arrive. The header is checked first (and its
+     * digest); the data digest, when on, is computed over the pieces and checked before {@link DataPlacement#end}.
+     */
+    public void placeData(int type, DataPlacement placement) {
+        this.placedType = type;
+        this.placement = placement;
+    }
+
+    /** Where a data PDU's payload goes as it arrives. Each call may throw {@link PduException}: the connection fails. */
+    public interface DataPlacement {
+        /** The PDU's header (and any padding before its data) is at {@code header[at, at + pdo)}. */
+        void begin(ByteBuf header, int at);
+
+        /** The next {@code length} payload bytes, at {@code in[from, from + length)}; valid only during the call. */
+        void data(ByteBuf in, int from, int length);
+
+        /** The whole payload arrived (its digest checked). */
+        void end();
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
@@ -53,7 +87,9 @@ public final class PduDecoder extends ByteToMessageDecoder {
     }
 
     private void decodeFrames(ByteBuf in, List<Object> out) {
-        while (in.readableBytes() >= Pdu.COMMON_HEADER) {
+        while (true) {
+            if (placing >= 0 && !place(in)) return;
+            if (in.readableBytes() < Pdu.COMMON_HEADER) return;
             int at = in.readerIndex();
             int type = Pdu.type(in, at);
             int flags = Pdu.flags(in, at);
@@ -110,22 +146,23 @@ public final class PduDecoder extends ByteToMessageDecoder {
                             Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " is too short for its data digest");
                 }
             }
+            if (type == placedType && hasData && initialized) {
+                // PDUs already framed go up first: their order with this one's data is the stream's.
+                if (!out.isEmpty() || in.readableBytes() < pdo) return;
+                if (hd) checkHeaderDigest(in, at, hlen, type);
+                placingDigest = digests && dataDigest;
+                placingCid = in.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
+                placement.begin(in, at);
+                in.skipBytes(pdo);
+                placing = (int) plen - pdo - (placingDigest ? Pdu.DIGEST : 0);
+                if (placingDigest) crc.reset();
+                continue;
+            }
             if (in.readableBytes() < plen) {
                 // Wait for the rest; make sure the cumulation will not outgrow what we accept.
                 return;
             }
-            if (hd) {
-                int want = in.getIntLE(at + hlen);
-                int got = Pdu.crc32c(crc, in, at, hlen);
-                if (want != got) {
-                    throw new PduException(
-                            Pdu.FES_HEADER_DIGEST_ERROR,
-                            0,
-                            String.format(
-                                    "header digest mismatch on %s: got 0x%08x, computed 0x%08x",
-                                    Pdu.name(type), want, got));
-                }
-            }
+            if (hd) checkHeaderDigest(in, at, hlen, type);
             if (hasData && digests && dataDigest && (flags & Pdu.FLAG_DDGST) != 0) {
                 int dataLen = (int) plen - pdo - Pdu.DIGEST;
                 int want = in.getIntLE(at + (int) plen - Pdu.DIGEST);
@@ -143,6 +180,47 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 }
             }
             out.add(in.readRetainedSlice((int) plen));
+        }
+    }
+
+    /** Hands the payload bytes at hand to the placement; true once the whole payload (and its digest) is through. */
+    private boolean place(ByteBuf in) {
+        int n = Math.min(placing, in.readableBytes());
+        if (n > 0) {
+            int from = in.readerIndex();
+            if (placingDigest) Pdu.crc32cUpdate(crc, in, from, n);
+            placement.data(in, from, n);
+            in.skipBytes(n);
+            placing -= n;
+        }
+        if (placing > 0) return false;
+        if (placingDigest) {
+            if (in.readableBytes() < Pdu.DIGEST) return false;
+            int want = in.readIntLE();
+            int got = (int) crc.getValue();
+            if (want != got) {
+                throw new DataDigestException(
+                        placedType,
+                        placingCid,
+                        String.format(
+                                "data digest mismatch on %s: got 0x%08x, computed 0x%08x",
+                                Pdu.name(placedType), want, got));
+            }
+        }
+        placing = -1;
+        placement.end();
+        return true;
+    }
+
+    private void checkHeaderDigest(ByteBuf in, int at, int hlen, int type) {
+        int want = in.getIntLE(at + hlen);
+        int got = Pdu.crc32c(crc, in, at, hlen);
+        if (want != got) {
+            throw new PduException(
+                    Pdu.FES_HEADER_DIGEST_ERROR,
+                    0,
+                    String.format(
+                            "header digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
         }
     }
 

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The host end of one NVMe/TCP connection: ICReq/ICResp, then command capsules out (with in-capsule
- * data for small writes), C2HData placed into the command's buffer, R2T answered with H2CData slices
- * of the caller's buffer (no copy), CapsuleResp handed to the queue logic.
+ * data for small writes), C2HData placed into the command's buffer as it arrives (the decoder hands the
+ * payload over piece by piece), R2T answered with H2CData slices of the caller's buffer (no copy),
+ * CapsuleResp handed to the queue logic.
  */
 public final class TcpHostConnection extends ChannelInboundHandlerAdapter implements HostConnection {
     private static final Logger log = LoggerFactory.getLogger(TcpHostConnection.class);
@@ -45,6 +46,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
     private final PduEncoder encoder = new PduEncoder();
     private final ByteBuf syntheticCqe = Unpooled.buffer(NvmeCompletion.SIZE, NvmeCompletion.SIZE);
     private final NvmeCompletion completion = new NvmeCompletion();
+    private final C2HDataPlacement c2hData = new C2HDataPlacement();
 
     private ChannelHandlerContext ctx;
     private boolean headerDigest;
@@ -71,6 +73,7 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         this.wantDataDigest = dataDigest;
         this.ready = ready;
         syntheticCqe.writerIndex(NvmeCompletion.SIZE);
+        decoder.placeData(Pdu.C2H_DATA, c2hData);
     }
 
     @Override
@@ -145,8 +148,9 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
                 case Pdu.CAPSULE_RESP:
                     onResponse(pdu, at);
                     break;
-                case Pdu.C2H_DATA:
-                    onC2HData(pdu, at);
+                case Pdu.C2H_DATA: // one without data; those with data are placed as they arrive
+                    c2hData.begin(pdu, at);
+                    c2hData.end();
                     break;
                 case Pdu.R2T:
                     onR2T(pdu, at);
@@ -243,48 +247,71 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         cmd.onCompletion(completion.wrap(syntheticCqe, 0));
     }
 
-    private void onC2HData(ByteBuf pdu, int at) {
-        int cid = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
-        int datao = pdu.getIntLE(at + Pdu.DATA_OFF_DATAO);
-        int datal = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
-        int flags = Pdu.flags(pdu, at);
-        int pdo = Pdu.pdo(pdu, at);
-        int carried = Pdu.plen(pdu, at) - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
-        HostCommand cmd = commandFor(cid, "C2HData");
-        if (cmd.dataToController() || cmd.data() == null) {
-            throw new PduException(
-                    Pdu.FES_INVALID_PDU_HEADER, Pdu.DATA_OFF_CCCID, "C2HData for CID " + cid + ", which reads no data");
+    /** C2HData checked at its header, then its payload copied into the command's buffer piece by piece. */
+    private final class C2HDataPlacement implements PduDecoder.DataPlacement {
+        private HostCommand cmd;
+        private int cid;
+        private int flags;
+        private int next;
+        private int end;
+
+        @Override
+        public void begin(ByteBuf pdu, int at) {
+            cid = pdu.getUnsignedShortLE(at + Pdu.DATA_OFF_CCCID);
+            int datao = pdu.getIntLE(at + Pdu.DATA_OFF_DATAO);
+            int datal = pdu.getIntLE(at + Pdu.DATA_OFF_DATAL);
+            flags = Pdu.flags(pdu, at);
+            int pdo = Pdu.pdo(pdu, at);
+            int carried = Pdu.plen(pdu, at) - pdo - ((flags & Pdu.FLAG_DDGST) != 0 ? Pdu.DIGEST : 0);
+            cmd = commandFor(cid, "C2HData");
+            if (cmd.dataToController() || cmd.data() == null) {
+                throw new PduException(
+                        Pdu.FES_INVALID_PDU_HEADER,
+                        Pdu.DATA_OFF_CCCID,
+                        "C2HData for CID " + cid + ", which reads no data");
+            }
+            if (datal != carried || datal < 0 || datao < 0 || (long) datao + datal > cmd.dataLength()) {
+                throw new PduException(
+                        Pdu.FES_DATA_OUT_OF_RANGE,
+                        Pdu.DATA_OFF_DATAO,
+                        "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength()
+                                + "-byte buffer of CID " + cid);
+            }
+            if (datao != cmd.transferred()) {
+                // Data of one command comes in order, each PDU where the last ended: a gap or overlap is no transfer
+                // we can check.
+                throw new PduException(
+                        Pdu.FES_DATA_OUT_OF_RANGE,
+                        Pdu.DATA_OFF_DATAO,
+                        "C2HData DATAO " + datao + " for CID " + cid + " where " + cmd.transferred()
+                                + " bytes had arrived");
+            }
+            next = cmd.data().readerIndex() + datao;
+            end = datao + datal;
         }
-        if (datal != carried || datal < 0 || datao < 0 || (long) datao + datal > cmd.dataLength()) {
-            throw new PduException(
-                    Pdu.FES_DATA_OUT_OF_RANGE,
-                    Pdu.DATA_OFF_DATAO,
-                    "C2HData DATAO " + datao + " DATAL " + datal + " outside the " + cmd.dataLength()
-                            + "-byte buffer of CID " + cid);
+
+        @Override
+        public void data(ByteBuf in, int from, int length) {
+            cmd.data().setBytes(next, in, from, length);
+            next += length;
         }
-        if (datao != cmd.transferred()) {
-            // Data of one command comes in order, each PDU where the last ended: a gap or overlap is no transfer we can
-            // check.
-            throw new PduException(
-                    Pdu.FES_DATA_OUT_OF_RANGE,
-                    Pdu.DATA_OFF_DATAO,
-                    "C2HData DATAO " + datao + " for CID " + cid + " where " + cmd.transferred()
-                            + " bytes had arrived");
-        }
-        ByteBuf dst = cmd.data();
-        dst.setBytes(dst.readerIndex() + datao, pdu, at + pdo, datal);
-        cmd.transferred(datao + datal);
-        if ((flags & Pdu.FLAG_SUCCESS) != 0) {
+
+        @Override
+        public void end() {
+            HostCommand done = cmd;
+            cmd = null;
+            done.transferred(end);
+            if ((flags & Pdu.FLAG_SUCCESS) == 0) return;
             if ((flags & Pdu.FLAG_LAST_PDU) == 0) {
                 throw new PduException(Pdu.FES_INVALID_PDU_HEADER, 1, "C2HData SUCCESS without LAST_PDU");
             }
-            if (shortRead(cmd)) {
-                completeShort(cmd, cid, "C2HData SUCCESS");
+            if (shortRead(done)) {
+                completeShort(done, cid, "C2HData SUCCESS");
                 return;
             }
             syntheticCqe.setZero(0, NvmeCompletion.SIZE);
             NvmeCompletion.write(syntheticCqe, 0, 0, 0, 0, cid, 0);
-            cmd.onCompletion(completion.wrap(syntheticCqe, 0));
+            done.onCompletion(completion.wrap(syntheticCqe, 0));
         }
     }
 

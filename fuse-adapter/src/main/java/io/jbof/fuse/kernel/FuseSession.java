@@ -29,7 +29,15 @@ public final class FuseSession {
      */
     public record Config(int readers, int maxBackground, int maxIo, boolean writebackCache) {
         public static Config defaults() {
-            return new Config(4, 64, 1 << 20, false);
+            return new Config(defaultReaders(Runtime.getRuntime().availableProcessors()), 64, 1 << 20, false);
+        }
+
+        /**
+         * One reader per core, 2 to 4: a reader beyond the cores only adds a wake-up per request (measured on 2 cores:
+         * 4 readers did ~14 % fewer 4 KiB IOPS at QD32 than 2, with ~30 % more context switches).
+         */
+        static int defaultReaders(int cores) {
+            return Math.min(4, Math.max(2, cores));
         }
     }
 

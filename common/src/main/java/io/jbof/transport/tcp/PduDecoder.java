@@ -146,7 +146,7 @@ public final class PduDecoder extends ByteToMessageDecoder {
                             Pdu.FES_INVALID_PDU_HEADER, 4, Pdu.name(type) + " is too short for its data digest");
                 }
             }
-            if (type == placedType && hasData && initialized) {
+            if (type == placedType && hasData) { // checkType refused data PDUs before initialization
                 // PDUs already framed go up first: their order with this one's data is the stream's.
                 if (!out.isEmpty() || in.readableBytes() < pdo) return;
                 if (hd) checkHeaderDigest(in, at, hlen, type);
@@ -168,8 +168,7 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 int want = in.getIntLE(at + (int) plen - Pdu.DIGEST);
                 int got = Pdu.crc32c(crc, in, at + pdo, dataLen);
                 if (want != got) {
-                    String what = String.format(
-                            "data digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got);
+                    String what = digestMismatch("data", type, want, got);
                     if (!controllerSide) {
                         throw new DataDigestException(
                                 type, in.getUnsignedShortLE(at + 8 + (type == Pdu.CAPSULE_CMD ? 2 : 0)), what);
@@ -199,12 +198,7 @@ public final class PduDecoder extends ByteToMessageDecoder {
             int want = in.readIntLE();
             int got = (int) crc.getValue();
             if (want != got) {
-                throw new DataDigestException(
-                        placedType,
-                        placingCid,
-                        String.format(
-                                "data digest mismatch on %s: got 0x%08x, computed 0x%08x",
-                                Pdu.name(placedType), want, got));
+                throw new DataDigestException(placedType, placingCid, digestMismatch("data", placedType, want, got));
             }
         }
         placing = -1;
@@ -216,12 +210,12 @@ public final class PduDecoder extends ByteToMessageDecoder {
         int want = in.getIntLE(at + hlen);
         int got = Pdu.crc32c(crc, in, at, hlen);
         if (want != got) {
-            throw new PduException(
-                    Pdu.FES_HEADER_DIGEST_ERROR,
-                    0,
-                    String.format(
-                            "header digest mismatch on %s: got 0x%08x, computed 0x%08x", Pdu.name(type), want, got));
+            throw new PduException(Pdu.FES_HEADER_DIGEST_ERROR, 0, digestMismatch("header", type, want, got));
         }
+    }
+
+    private static String digestMismatch(String which, int type, int want, int got) {
+        return String.format("%s digest mismatch on %s: got 0x%08x, computed 0x%08x", which, Pdu.name(type), want, got);
     }
 
     private void checkType(int type) {

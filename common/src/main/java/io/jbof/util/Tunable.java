@@ -15,6 +15,11 @@ public enum Tunable {
             "jbof.directIoThreads",
             "64",
             "Target: threads that direct namespaces' reads and writes block in, shared by all of them (so the depth a drive sees)."),
+    DIRECT_IO_RING(
+            "jbof.directIoRing",
+            "true",
+            "Target: direct namespaces' reads and writes through one io_uring per event loop, submitted once per loop turn;"
+                    + " false (or no io_uring): on the thread pool above."),
     TCP_CONNECT_TIMEOUT_MS(
             "jbof.tcp.connectTimeoutMs",
             "30000",

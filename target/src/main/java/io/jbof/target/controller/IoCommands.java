@@ -4,6 +4,7 @@ import io.jbof.nvme.NvmeCommand;
 import io.jbof.nvme.Opcodes;
 import io.jbof.nvme.Status;
 import io.jbof.target.metrics.IoStats;
+import io.jbof.target.namespace.DirectIoRing;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.transport.TargetRequest;
@@ -190,7 +191,7 @@ final class IoCommands {
     }
 
     /** Per-request state of one I/O command, reused for every command the pooled request carries. */
-    static final class IoOp implements TargetRequest.DataReceiver, Runnable {
+    static final class IoOp implements TargetRequest.DataReceiver, Runnable, DirectIoRing.Completion {
         static final int FLUSH = 1;
         static final int ZERO = 2;
         static final int FUA = 3;
@@ -215,6 +216,10 @@ final class IoCommands {
         ByteBuf dsmRanges;
         /** A direct namespace's read lands here, its write gathers here (aligned, pooled); given back in {@link #done} or to the transport. */
         ByteBuf gathered;
+        /** The io_uring of the queue's loop for direct reads and writes (looked up once per pooled request), or null. */
+        DirectIoRing ring;
+
+        boolean ringLooked;
         /** The budget this command holds {@link #inflightBytes} of, from {@link #hold} until {@link #done}: its one owner. */
         InflightBudget inflight;
 
@@ -332,11 +337,48 @@ final class IoCommands {
             this.kind = kind;
             this.position = position;
             this.length = length;
+            if ((kind == DIRECT_READ || kind == DIRECT_WRITE) && startOnRing()) return;
             try {
                 (kind == DIRECT_READ || kind == DIRECT_WRITE ? ns.directExecutor() : ns.blockingExecutor())
                         .execute(this);
             } catch (RejectedExecutionException e) {
                 done(Status.NAMESPACE_NOT_READY, 0); // shutting down
+            }
+        }
+
+        /** Starts a direct read or write on the loop's io_uring; false when there is none or it is full. */
+        private boolean startOnRing() {
+            if (!ringLooked) {
+                ring = DirectIoRing.of(req.queue().executor());
+                ringLooked = true;
+            }
+            return ring != null
+                    && ns.startDirect(ring, kind == DIRECT_WRITE, gathered, (int) length, position, fua, this);
+        }
+
+        /** A direct read or write done by the ring, on the queue's loop: all of it, an error, or a short transfer. */
+        @Override
+        public void directDone(int result) {
+            if (result == length) {
+                if (kind == DIRECT_READ) gathered.writerIndex(result); // the kernel wrote it; the buffer does not know
+                status = Status.SUCCESS;
+                finish();
+            } else if (result < 0) {
+                log.error(
+                        "{} on {} failed",
+                        kind == DIRECT_READ ? "direct read" : "direct write",
+                        ns.path(),
+                        ns.directFailure(kind == DIRECT_WRITE, (int) length, position, -result));
+                status = kind == DIRECT_READ ? Status.UNRECOVERED_READ_ERROR : Status.WRITE_FAULT;
+                finish();
+            } else {
+                // Short (a file shrunk behind our back, or a device that splits): the pool's loop of pread/pwrite
+                // does it again whole and zero-fills past the end.
+                try {
+                    ns.directExecutor().execute(this);
+                } catch (RejectedExecutionException e) {
+                    done(Status.NAMESPACE_NOT_READY, 0);
+                }
             }
         }
 

@@ -111,13 +111,33 @@ final class DirectIo implements AutoCloseable {
             if (r < 0) {
                 int e = Libc.Holder.errno();
                 if (e == Libc.EINTR) continue;
-                throw new IOException("direct " + (write ? "write" : "read") + " of " + n + " bytes at " + position
-                        + (write ? " to " : " from ") + path + ": " + Libc.Holder.describe(e));
+                throw failure(write, n, position, e);
             }
             if (r == 0) break;
             done += (int) r;
         }
         return done;
+    }
+
+    /** What a failed direct read or write says: which, where, and the error. */
+    IOException failure(boolean write, int n, long position, int errno) {
+        return new IOException("direct " + (write ? "write" : "read") + " of " + n + " bytes at " + position
+                + (write ? " to " : " from ") + path + ": " + IoUring.describe(errno));
+    }
+
+    /**
+     * Starts this read or write on {@code ring} (which the calling loop owns): a FUA write goes with
+     * RWF_DSYNC, durable before it completes. False when the ring is full.
+     */
+    boolean start(
+            DirectIoRing ring,
+            boolean write,
+            ByteBuf buf,
+            int n,
+            long position,
+            boolean fua,
+            DirectIoRing.Completion done) {
+        return ring.start(write, fd, buf, n, position, write && fua, done);
     }
 
     @Override

@@ -339,7 +339,30 @@ public final class TargetNamespace implements AutoCloseable {
         direct.read(buf, n, position);
     }
 
-    /** Where a direct namespace's reads and writes run: they wait for the device, which an event loop must not. */
+    /**
+     * Starts a direct read into {@code buf} or write from it on the calling loop's {@code ring}; {@code done}
+     * hears the bytes moved (or -errno) on that loop. False when the ring is full: then run it on {@link #directExecutor}.
+     */
+    public boolean startDirect(
+            DirectIoRing ring,
+            boolean write,
+            ByteBuf buf,
+            int n,
+            long position,
+            boolean fua,
+            DirectIoRing.Completion done) {
+        return direct.start(ring, write, buf, n, position, fua, done);
+    }
+
+    /** The exception a failed direct read or write ({@code errno} from its completion) is reported with. */
+    public IOException directFailure(boolean write, int n, long position, int errno) {
+        return direct.failure(write, n, position, errno);
+    }
+
+    /**
+     * Where a direct namespace's reads and writes block when there is no io_uring (or its ring is full):
+     * they wait for the device, which an event loop must not.
+     */
     public Executor directExecutor() {
         return DirectIo.EXECUTOR;
     }

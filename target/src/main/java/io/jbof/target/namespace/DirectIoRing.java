@@ -93,6 +93,11 @@ public final class DirectIoRing implements IoUring.CompletionSink {
         }
     }
 
+    /** True when direct namespaces can use io_uring here (tries a ring once). */
+    public static boolean available() {
+        return unavailableReason() == null;
+    }
+
     /** Tries a ring once, so a target can say at start how its direct namespaces will run; null when they can use io_uring. */
     static String unavailableReason() {
         if (unavailable == null && !RINGS.isEmpty()) return null;
@@ -187,8 +192,8 @@ public final class DirectIoRing implements IoUring.CompletionSink {
         return completed;
     }
 
-    /** Completions every ring of this process handled. */
-    static long completedByAllRings() {
+    /** Completions every open ring of this process handled (for tests and the curious). */
+    public static long completions() {
         long n = 0;
         for (DirectIoRing r : RINGS.values()) n += r.completed();
         return n;

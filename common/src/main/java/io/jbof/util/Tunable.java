@@ -40,6 +40,11 @@ public enum Tunable {
             "jbof.tcp.sendBudget",
             "8",
             "Both roles, NVMe/TCP: a burst of commands (host) or of responses to one read's commands (target) is flushed every this many; 0: once per burst."),
+    TCP_SPIN_MICROS(
+            "jbof.tcp.spinMicros",
+            "0",
+            "Both roles, NVMe/TCP: microseconds an event loop that was woken soon after it slept polls its sockets before it"
+                    + " sleeps again (for processes with cores of their own; 0: sleep at once)."),
     TLS_HANDSHAKE_TIMEOUT_MS("jbof.tls.handshakeTimeoutMs", "30000", "Both roles: bound on a TLS 1.3 PSK handshake."),
     RDMA_ACK_TIMEOUT(
             "jbof.rdma.ackTimeout",

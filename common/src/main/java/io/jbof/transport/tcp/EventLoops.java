@@ -3,6 +3,7 @@ package io.jbof.transport.tcp;
 import io.jbof.util.Tunable;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -12,6 +13,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -24,8 +26,14 @@ public final class EventLoops {
 
     private EventLoops() {}
 
+    /** Loops that poll briefly before they sleep once traffic is steady ({@link SpinBeforeSleep}), unless that is off. */
     public static EventLoopGroup group(int threads, ThreadFactory factory) {
-        return EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
+        SelectStrategyFactory spin = SpinBeforeSleep.factory();
+        if (spin == null)
+            return EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
+        return EPOLL
+                ? new EpollEventLoopGroup(threads, factory, spin)
+                : new NioEventLoopGroup(threads, factory, SelectorProvider.provider(), spin);
     }
 
     public static Class<? extends SocketChannel> socketChannel() {

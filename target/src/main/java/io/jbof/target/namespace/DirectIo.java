@@ -125,19 +125,9 @@ final class DirectIo implements AutoCloseable {
                 + (write ? " to " : " from ") + path + ": " + IoUring.describe(errno));
     }
 
-    /**
-     * Starts this read or write on {@code ring} (which the calling loop owns): a FUA write goes with
-     * RWF_DSYNC, durable before it completes. False when the ring is full.
-     */
-    boolean start(
-            DirectIoRing ring,
-            boolean write,
-            ByteBuf buf,
-            int n,
-            long position,
-            boolean fua,
-            DirectIoRing.Completion done) {
-        return ring.start(write, fd, buf, n, position, write && fua, done);
+    /** The O_DIRECT descriptor, for the ring's submissions. */
+    int fd() {
+        return fd;
     }
 
     @Override

@@ -100,8 +100,7 @@ public final class DirectIoRing implements IoUring.CompletionSink {
 
     /** Tries a ring once, so a target can say at start how its direct namespaces will run; null when they can use io_uring. */
     static String unavailableReason() {
-        if (unavailable == null && !RINGS.isEmpty()) return null;
-        if (unavailable != null) return unavailable;
+        if (unavailable != null || !RINGS.isEmpty()) return unavailable;
         try {
             IoUring.open(2).close();
             return null;

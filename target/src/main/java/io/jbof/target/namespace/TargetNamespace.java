@@ -351,7 +351,7 @@ public final class TargetNamespace implements AutoCloseable {
             long position,
             boolean fua,
             DirectIoRing.Completion done) {
-        return direct.start(ring, write, buf, n, position, fua, done);
+        return ring.start(write, direct.fd(), buf, n, position, write && fua, done); // FUA: RWF_DSYNC
     }
 
     /** The exception a failed direct read or write ({@code errno} from its completion) is reported with. */

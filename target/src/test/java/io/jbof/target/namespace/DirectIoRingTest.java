@@ -86,7 +86,7 @@ class DirectIoRingTest {
                 b.writerIndex(BLOCK);
                 b.setInt(0, i);
                 Result res = new Result();
-                assertTrue(file.start(ring, true, b, BLOCK, (long) i * BLOCK, false, res));
+                assertTrue(ring.start(true, file.fd(), b, BLOCK, (long) i * BLOCK, false, res));
                 results.add(res);
             }
             return null;
@@ -115,7 +115,7 @@ class DirectIoRingTest {
         // Started in one task, so none can have completed and freed its place before the fifth.
         List<Boolean> started = onLoop(() -> {
             List<Boolean> s = new ArrayList<>();
-            for (int i = 0; i < 5; i++) s.add(file.start(ring, false, b, BLOCK, 0, false, new Result()));
+            for (int i = 0; i < 5; i++) s.add(ring.start(false, file.fd(), b, BLOCK, 0, false, new Result()));
             return s;
         });
         assertEquals(List.of(true, true, true, true, false), started);
@@ -142,7 +142,7 @@ class DirectIoRingTest {
 
     private Result startOnLoop(DirectIoRing ring, boolean write, ByteBuf buf, int n, long position) throws Exception {
         Result r = new Result();
-        assertTrue(onLoop(() -> file.start(ring, write, buf, n, position, false, r)));
+        assertTrue(onLoop(() -> ring.start(write, file.fd(), buf, n, position, false, r)));
         return r;
     }
 

@@ -5,6 +5,7 @@ import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoop;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -13,6 +14,9 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.concurrent.EventExecutor;
+import java.lang.reflect.Field;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.ThreadFactory;
 
@@ -29,11 +33,27 @@ public final class EventLoops {
     /** Loops that poll briefly before they sleep once traffic is steady ({@link SpinBeforeSleep}), unless that is off. */
     public static EventLoopGroup group(int threads, ThreadFactory factory) {
         SelectStrategyFactory spin = SpinBeforeSleep.factory();
-        if (spin == null)
-            return EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
+        SelectStrategyFactory strategy = () -> LoopTurnWork.around(spin != null ? spin.newSelectStrategy() : null);
         return EPOLL
-                ? new EpollEventLoopGroup(threads, factory, spin)
-                : new NioEventLoopGroup(threads, factory, SelectorProvider.provider(), spin);
+                ? new EpollEventLoopGroup(threads, factory, strategy)
+                : new NioEventLoopGroup(threads, factory, SelectorProvider.provider(), strategy);
+    }
+
+    /**
+     * The descriptor that wakes {@code loop} from its sleep (an epoll loop's eventfd), for a source in the
+     * kernel to signal it directly (an io_uring's registered eventfd); -1 for other loops. Netty does not
+     * publish it: read from its field, and -1 where that fails.
+     */
+    public static int wakeupFd(EventExecutor loop) {
+        if (!(loop instanceof EpollEventLoop)) return -1;
+        try {
+            Field f = EpollEventLoop.class.getDeclaredField("eventFd");
+            f.setAccessible(true);
+            Object fd = f.get(loop);
+            return fd instanceof FileDescriptor ? ((FileDescriptor) fd).intValue() : -1;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
     }
 
     public static Class<? extends SocketChannel> socketChannel() {

@@ -1,5 +1,7 @@
 package io.jbof.target.namespace;
 
+import io.jbof.transport.tcp.EventLoops;
+import io.jbof.transport.tcp.LoopTurnWork;
 import io.jbof.util.Tunable;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
@@ -14,8 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The direct reads and writes of one event loop, through an io_uring of its own (as SPDK's uring
  * bdev, one ring per poller): the loop prepares each in the ring and submits them all once per loop
- * turn; their completions come back on the same loop, a batch per wake-up. A thread per ring only
- * waits for completions and wakes the loop; it touches no command. Where io_uring is missing
+ * turn; their completions come back on the same loop, a batch per wake-up. On an epoll loop of
+ * {@link EventLoops#group} the kernel wakes the loop itself (the ring signals the loop's eventfd) and the
+ * loop reaps at the start of each turn ({@link LoopTurnWork}); on other loops a thread per ring only
+ * waits for completions and wakes the loop, touching no command. Where io_uring is missing
  * (an old kernel, a container's seccomp profile, kernel.io_uring_disabled) or switched off
  * ({@code jbof.directIoRing=false}), there is no ring and direct I/O blocks on the thread pool instead.
  */
@@ -42,6 +46,7 @@ public final class DirectIoRing implements IoUring.CompletionSink {
     private boolean submitQueued;
     private final Runnable submitTask = this::submitNow;
     private final Runnable drainTask = this::drain;
+    /** The thread that waits for completions; null where the kernel wakes the loop itself. */
     private final Thread waker;
     /** Set by the waker as it wakes the loop, cleared by the loop once it drained: the waker sleeps between. */
     private volatile boolean draining;
@@ -58,9 +63,33 @@ public final class DirectIoRing implements IoUring.CompletionSink {
         this.free = new int[n];
         for (int i = 0; i < n; i++) free[i] = n - 1 - i;
         this.freeCount = n;
-        this.waker = new Thread(this::await, "jbof-uring-" + Integer.toHexString(System.identityHashCode(loop)));
-        waker.setDaemon(true);
-        waker.start();
+        if (wakesLoopItself(loop)) {
+            this.waker = null;
+        } else {
+            this.waker = new Thread(this::await, "jbof-uring-" + Integer.toHexString(System.identityHashCode(loop)));
+            waker.setDaemon(true);
+            waker.start();
+        }
+    }
+
+    /**
+     * On the thread of a loop that runs turn work and sleeps on an eventfd: the ring signals that eventfd
+     * on completions and the loop reaps them each turn, with no thread and no task between kernel and loop.
+     */
+    private boolean wakesLoopItself(EventExecutor loop) {
+        if (!loop.inEventLoop() || !LoopTurnWork.availableHere()) return false;
+        int eventFd = EventLoops.wakeupFd(loop);
+        return eventFd >= 0 && ring.registerEventFd(eventFd) && LoopTurnWork.set(this::reapOnTurn);
+    }
+
+    /** The loop's turn work: completions posted since its last turn, if any. */
+    private void reapOnTurn() {
+        ring.reap(this);
+    }
+
+    /** Whether a thread waits for this ring's completions (else the kernel wakes the loop itself). */
+    boolean hasWaker() {
+        return waker != null;
     }
 
     /**
@@ -96,6 +125,12 @@ public final class DirectIoRing implements IoUring.CompletionSink {
     /** True when direct namespaces can use io_uring here (tries a ring once). */
     public static boolean available() {
         return unavailableReason() == null;
+    }
+
+    /** How direct namespaces run here, for the target's start line: through the rings, or on the pool and why. */
+    public static String engine() {
+        String why = unavailableReason();
+        return why == null ? "io_uring per event loop" : "thread pool (" + why + ")";
     }
 
     /** Tries a ring once, so a target can say at start how its direct namespaces will run; null when they can use io_uring. */
@@ -170,8 +205,7 @@ public final class DirectIoRing implements IoUring.CompletionSink {
     }
 
     private void drain() {
-        int n = ring.reap(this);
-        if (n > 0) completed = completed + n;
+        ring.reap(this);
         draining = false;
         LockSupport.unpark(waker);
     }
@@ -183,6 +217,7 @@ public final class DirectIoRing implements IoUring.CompletionSink {
         Completion c = waiting[slot];
         waiting[slot] = null;
         free[freeCount++] = slot;
+        completed = completed + 1; // before the command hears it, so whoever it tells sees the count
         c.directDone(result);
     }
 
@@ -205,6 +240,10 @@ public final class DirectIoRing implements IoUring.CompletionSink {
      */
     private void close() {
         closing = true;
+        if (waker == null) { // the loop that reaped is gone: nothing else reads the ring
+            ring.close();
+            return;
+        }
         if (ring.prepare(IoUring.OP_NOP, -1, 0, 0, 0, 0, 0)) {
             try {
                 ring.submit();

@@ -23,6 +23,8 @@ final class IoUring implements AutoCloseable {
 
     private static final long SYS_IO_URING_SETUP = 425; // the same number on x86_64 and arm64
     private static final long SYS_IO_URING_ENTER = 426;
+    private static final long SYS_IO_URING_REGISTER = 427;
+    private static final int REGISTER_EVENTFD = 4;
     private static final boolean ARM64 = "aarch64".equals(System.getProperty("os.arch"));
     private static final long SYS_MMAP = ARM64 ? 222 : 9;
     private static final long SYS_MUNMAP = ARM64 ? 215 : 11;
@@ -144,6 +146,20 @@ final class IoUring implements AutoCloseable {
         return a;
     }
 
+    /**
+     * Has the kernel signal {@code eventFd} whenever it posts completions, so that whoever sleeps on that
+     * descriptor (an epoll loop) wakes for them; false when the kernel refuses.
+     */
+    boolean registerEventFd(int eventFd) {
+        ByteBuf arg = Unpooled.directBuffer(4, 4);
+        try {
+            arg.setIntLE(0, eventFd);
+            return CALLS.syscall(SYS_IO_URING_REGISTER, fd, REGISTER_EVENTFD, arg.memoryAddress(), 1, 0, 0) == 0;
+        } finally {
+            arg.release();
+        }
+    }
+
     /** Submission entries. */
     int entries() {
         return sqEntries;
@@ -181,7 +197,7 @@ final class IoUring implements AutoCloseable {
     int submit() throws IOException {
         if (unsubmitted == 0) return 0;
         PlatformDependent.putIntOrdered(sqTail, tail); // the entries are written before the kernel can see them
-        long r = CALLS.syscall(SYS_IO_URING_ENTER, fd, unsubmitted, 0, 0, 0, 0);
+        long r = CALLS.syscall(SYS_IO_URING_ENTER, fd, unsubmitted, 0, 0, 0);
         if (r < 0) {
             int e = errno();
             if (e == EINTR || e == EAGAIN || e == EBUSY) return 0;

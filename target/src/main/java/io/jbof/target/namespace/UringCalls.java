@@ -12,5 +12,14 @@ public interface UringCalls {
      */
     long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
 
+    /**
+     * The same with five arguments, for the io_uring_enter that submits (once per loop turn): jnr-ffi calls a
+     * function of at most six long parameters without allocating, one of seven through a heap buffer per call
+     * (72 bytes). The sixth argument is then whatever its register holds: io_uring_enter reads its last two
+     * (signal mask and its size) only when it waits (IORING_ENTER_GETEVENTS), which a submission does not ask;
+     * a wait goes through the seven-parameter form (the kernel refused a stray size there: EINVAL).
+     */
+    long syscall(long number, long a1, long a2, long a3, long a4, long a5);
+
     int close(int fd);
 }

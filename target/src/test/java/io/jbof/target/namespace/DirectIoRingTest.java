@@ -30,7 +30,7 @@ class DirectIoRingTest {
     @TempDir
     Path dir;
 
-    private EventExecutor loop;
+    EventExecutor loop;
     private DirectIo file;
     private final List<ByteBuf> buffers = new ArrayList<>();
 
@@ -42,12 +42,24 @@ class DirectIoRingTest {
         Path p = dir.resolve("ring.img");
         Files.write(p, new byte[64 * BLOCK]);
         file = DirectIo.open(p, false, BLOCK);
-        loop = new DefaultEventExecutor();
+        loop = newLoop();
+    }
+
+    /** Whether the rings under test have a thread that waits for their completions. */
+    boolean expectsWaker() {
+        return true;
+    }
+
+    /** A loop of the kind the rings under test run on: here one a thread waits for completions beside. */
+    EventExecutor newLoop() {
+        return new DefaultEventExecutor();
     }
 
     @AfterEach
     void close() throws Exception {
         loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        if (loop.parent() != null)
+            loop.parent().shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         if (file != null) file.close();
         buffers.forEach(ByteBuf::release);
     }
@@ -56,6 +68,7 @@ class DirectIoRingTest {
     void writesAndReadsCompleteOnTheLoopThatStartedThem() throws Exception {
         DirectIoRing ring = onLoop(() -> DirectIoRing.of(loop));
         assertNotNull(ring);
+        assertEquals(expectsWaker(), ring.hasWaker(), "a thread waits for completions");
         byte[] data = pattern(8 * BLOCK, 5);
         ByteBuf src = buffer(data.length);
         src.writeBytes(data);
@@ -131,22 +144,24 @@ class DirectIoRingTest {
         DirectIoRing ring = onLoop(() -> DirectIoRing.of(loop));
         assertNotNull(ring);
         loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
-        EventExecutor next = new DefaultEventExecutor();
+        EventExecutor next = newLoop();
         try {
             DirectIoRing other = next.submit(() -> DirectIoRing.of(next)).get(10, TimeUnit.SECONDS);
             assertFalse(ring == other);
         } finally {
             next.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+            if (next.parent() != null)
+                next.parent().shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         }
     }
 
-    private Result startOnLoop(DirectIoRing ring, boolean write, ByteBuf buf, int n, long position) throws Exception {
+    Result startOnLoop(DirectIoRing ring, boolean write, ByteBuf buf, int n, long position) throws Exception {
         Result r = new Result();
         assertTrue(onLoop(() -> ring.start(write, file.fd(), buf, n, position, false, r)));
         return r;
     }
 
-    private <T> T onLoop(java.util.concurrent.Callable<T> task) throws Exception {
+    <T> T onLoop(java.util.concurrent.Callable<T> task) throws Exception {
         return loop.submit(task).get(10, TimeUnit.SECONDS);
     }
 
@@ -163,7 +178,7 @@ class DirectIoRingTest {
     }
 
     /** A completion that records its result and whether it ran on the loop. */
-    private final class Result implements DirectIoRing.Completion {
+    final class Result implements DirectIoRing.Completion {
         final CompletableFuture<Integer> bytes = new CompletableFuture<>();
         volatile boolean onLoop;
 

@@ -1,0 +1,52 @@
+package io.jbof.transport.tcp;
+
+import io.netty.channel.DefaultSelectStrategyFactory;
+import io.netty.channel.SelectStrategy;
+import io.netty.util.IntSupplier;
+import io.netty.util.concurrent.FastThreadLocal;
+
+/**
+ * Work an event loop of {@link EventLoops#group} does at the start of every turn, before it decides
+ * whether to sleep: how a source that wakes the loop through its wake-up descriptor (an io_uring's
+ * registered eventfd) gets its completions handled on the loop without a task per wake-up, as SPDK's
+ * pollers run in each turn of their reactor. The loop's select strategy runs it; one piece per loop.
+ */
+public final class LoopTurnWork implements SelectStrategy {
+    private static final FastThreadLocal<Runnable> WORK = new FastThreadLocal<>();
+    /** Set on a loop's thread at its first turn: the loop runs this strategy. */
+    private static final FastThreadLocal<Boolean> RUNS = new FastThreadLocal<>();
+
+    private final SelectStrategy next;
+
+    LoopTurnWork(SelectStrategy next) {
+        this.next = next;
+    }
+
+    static SelectStrategy around(SelectStrategy next) {
+        return new LoopTurnWork(next != null ? next : DefaultSelectStrategyFactory.INSTANCE.newSelectStrategy());
+    }
+
+    /** True on the thread of a loop that runs turn work (one of {@link EventLoops#group}'s) and has none yet. */
+    public static boolean availableHere() {
+        return RUNS.get() == Boolean.TRUE && WORK.get() == null;
+    }
+
+    /**
+     * Runs {@code work} at the start of every turn of the calling thread's loop from now on; false (and
+     * nothing set) when that thread is no such loop's or its loop has work already.
+     */
+    public static boolean set(Runnable work) {
+        if (!availableHere()) return false;
+        WORK.set(work);
+        return true;
+    }
+
+    @Override
+    public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+        Runnable work = WORK.get();
+        if (work == null && RUNS.get() == null) RUNS.set(Boolean.TRUE);
+        // Tasks it hands the loop (a flush) are not slept on: Netty looks for tasks again before it sleeps.
+        if (work != null) work.run();
+        return next.calculateStrategy(selectNow, hasTasks);
+    }
+}

@@ -1,0 +1,71 @@
+package io.jbof.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Work a loop of EventLoops.group does at each turn, on real loops. */
+class LoopTurnWorkTest {
+    private final EventLoopGroup group = EventLoops.group(1, new DefaultThreadFactory("turn-test"));
+    private final EventLoop loop = group.next();
+
+    @AfterEach
+    void stop() throws Exception {
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+    }
+
+    @Test
+    void workSetOnALoopRunsOnThatLoopAtItsNextTurn() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        Set<Thread> threads = ConcurrentHashMap.newKeySet();
+        Thread loopThread = loop.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+        assertTrue(loop.submit(() -> LoopTurnWork.set(() -> {
+                    runs.incrementAndGet();
+                    threads.add(Thread.currentThread());
+                }))
+                .get(10, TimeUnit.SECONDS));
+        // The task that set it ended a turn; the loop's next turn ran the work before this task.
+        loop.submit(() -> {}).get(10, TimeUnit.SECONDS);
+        assertTrue(runs.get() >= 1, "the work ran");
+        assertEquals(Set.of(loopThread), threads);
+    }
+
+    @Test
+    void onlyTheLoopsOwnThreadSetsItsWorkAndOnlyOnce() throws Exception {
+        assertFalse(LoopTurnWork.set(() -> {}), "not on a loop");
+        DefaultEventExecutor other = new DefaultEventExecutor();
+        try {
+            assertFalse(
+                    other.submit(() -> LoopTurnWork.set(() -> {})).get(10, TimeUnit.SECONDS),
+                    "a loop without turn work");
+        } finally {
+            other.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+        assertTrue(loop.submit(() -> LoopTurnWork.set(() -> {})).get(10, TimeUnit.SECONDS));
+        assertFalse(loop.submit(() -> LoopTurnWork.set(() -> {})).get(10, TimeUnit.SECONDS), "it has work already");
+    }
+
+    @Test
+    void anEpollLoopTellsItsWakeUpDescriptorAndOtherExecutorsNone() throws Exception {
+        assumeTrue(EventLoops.EPOLL, "epoll unavailable");
+        assertTrue(EventLoops.wakeupFd(loop) >= 0);
+        DefaultEventExecutor other = new DefaultEventExecutor();
+        try {
+            assertEquals(-1, EventLoops.wakeupFd(other));
+        } finally {
+            other.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+}

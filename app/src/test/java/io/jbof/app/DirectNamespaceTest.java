@@ -74,4 +74,19 @@ class DirectNamespaceTest {
             assertEquals(ns.sizeBytes(), Files.size(file));
         }
     }
+
+    @Test
+    void theTargetsStartLineSaysItsDirectNamespacesRunThroughIoUring() throws Exception {
+        assumeTrue(DirectIoRing.available(), "io_uring is unavailable on this kernel");
+        Path file = dir.resolve("line.img");
+        Files.write(file, new byte[1 << 20]);
+        try (DaemonProcess t = DaemonProcess.java(
+                "--listen", "127.0.0.1:0", "--nqn", NQN, "--rpc-socket", "none", "--namespace", file + ",direct")) {
+            String line = t.output.stream()
+                    .filter(l -> l.contains("listening on"))
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(line.contains(",direct)") && line.endsWith(" | direct I/O: io_uring per event loop"), line);
+        }
+    }
 }

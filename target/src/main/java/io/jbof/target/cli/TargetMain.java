@@ -7,6 +7,7 @@ import io.jbof.target.mgmt.JsonRpcDispatcher;
 import io.jbof.target.mgmt.ManagementService;
 import io.jbof.target.mgmt.RpcHttpServer;
 import io.jbof.target.mgmt.RpcSocketServer;
+import io.jbof.target.namespace.DirectIoRing;
 import io.jbof.target.namespace.TargetNamespace;
 import io.jbof.target.subsystem.Subsystem;
 import io.jbof.util.SecretText;
@@ -376,6 +377,8 @@ public final class TargetMain implements Callable<Integer> {
                         ns.readOnly() ? ",ro" : ""));
             }
         }
+        if (server.subsystems().stream().anyMatch(s -> s.namespaces().stream().anyMatch(TargetNamespace::direct)))
+            line.append(" | direct I/O: ").append(DirectIoRing.engine());
         if (rpc != null) line.append(" | management API on ").append(rpc.path());
         if (http != null)
             line.append(" | management API on ")

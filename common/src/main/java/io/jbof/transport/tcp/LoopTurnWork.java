@@ -12,11 +12,13 @@ import io.netty.util.concurrent.FastThreadLocal;
  * pollers run in each turn of their reactor. The loop's select strategy runs it; one piece per loop.
  */
 public final class LoopTurnWork implements SelectStrategy {
-    private static final FastThreadLocal<Runnable> WORK = new FastThreadLocal<>();
-    /** Set on a loop's thread at its first turn: the loop runs this strategy. */
-    private static final FastThreadLocal<Boolean> RUNS = new FastThreadLocal<>();
+    /** Each loop's strategy, found from its thread (set at the loop's first turn); only {@link #set} looks. */
+    private static final FastThreadLocal<LoopTurnWork> OF_THREAD = new FastThreadLocal<>();
 
     private final SelectStrategy next;
+    private boolean known;
+    /** Written and read on the loop's thread only. */
+    private Runnable work;
 
     LoopTurnWork(SelectStrategy next) {
         this.next = next;
@@ -28,7 +30,8 @@ public final class LoopTurnWork implements SelectStrategy {
 
     /** True on the thread of a loop that runs turn work (one of {@link EventLoops#group}'s) and has none yet. */
     public static boolean availableHere() {
-        return RUNS.get() == Boolean.TRUE && WORK.get() == null;
+        LoopTurnWork s = OF_THREAD.getIfExists();
+        return s != null && s.work == null;
     }
 
     /**
@@ -37,14 +40,16 @@ public final class LoopTurnWork implements SelectStrategy {
      */
     public static boolean set(Runnable work) {
         if (!availableHere()) return false;
-        WORK.set(work);
+        OF_THREAD.get().work = work;
         return true;
     }
 
     @Override
     public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
-        Runnable work = WORK.get();
-        if (work == null && RUNS.get() == null) RUNS.set(Boolean.TRUE);
+        if (!known) {
+            OF_THREAD.set(this);
+            known = true;
+        }
         // Tasks it hands the loop (a flush) are not slept on: Netty looks for tasks again before it sleeps.
         if (work != null) work.run();
         return next.calculateStrategy(selectNow, hasTasks);

@@ -20,6 +20,11 @@ public enum Tunable {
             "true",
             "Target: direct namespaces' reads and writes through one io_uring per event loop, submitted once per loop turn;"
                     + " false (or no io_uring): on the thread pool above."),
+    DIRECT_IO_SPIN_MICROS(
+            "jbof.directIoRing.spinMicros",
+            "200",
+            "Target, NVMe/TCP: microseconds an event loop with a direct namespace's ring polls (sockets and ring) before it"
+                    + " sleeps, once traffic is steady: each sleep there also waits for the drive (0: as jbof.tcp.spinMicros)."),
     TCP_CONNECT_TIMEOUT_MS(
             "jbof.tcp.connectTimeoutMs",
             "30000",

@@ -30,10 +30,13 @@ public final class EventLoops {
 
     private EventLoops() {}
 
-    /** Loops that poll briefly before they sleep once traffic is steady ({@link SpinBeforeSleep}), unless that is off. */
+    /**
+     * Loops that run {@link LoopTurnWork} each turn and poll briefly before they sleep once traffic is steady
+     * ({@link SpinBeforeSleep}), where that is on for every loop or for the loop's own work.
+     */
     public static EventLoopGroup group(int threads, ThreadFactory factory) {
-        SelectStrategyFactory spin = SpinBeforeSleep.factory();
-        SelectStrategyFactory strategy = () -> LoopTurnWork.around(spin != null ? spin.newSelectStrategy() : null);
+        SelectStrategyFactory strategy =
+                () -> new LoopTurnWork(new SpinBeforeSleep(SpinBeforeSleep.DEFAULT_NANOS, System::nanoTime));
         return EPOLL
                 ? new EpollEventLoopGroup(threads, factory, strategy)
                 : new NioEventLoopGroup(threads, factory, SelectorProvider.provider(), strategy);

@@ -1,6 +1,5 @@
 package io.jbof.transport.tcp;
 
-import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.SelectStrategy;
 import io.netty.util.IntSupplier;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -15,17 +14,13 @@ public final class LoopTurnWork implements SelectStrategy {
     /** Each loop's strategy, found from its thread (set at the loop's first turn); only {@link #set} looks. */
     private static final FastThreadLocal<LoopTurnWork> OF_THREAD = new FastThreadLocal<>();
 
-    private final SelectStrategy next;
+    private final SpinBeforeSleep next;
     private boolean known;
     /** Written and read on the loop's thread only. */
     private Runnable work;
 
-    LoopTurnWork(SelectStrategy next) {
+    LoopTurnWork(SpinBeforeSleep next) {
         this.next = next;
-    }
-
-    static SelectStrategy around(SelectStrategy next) {
-        return new LoopTurnWork(next != null ? next : DefaultSelectStrategyFactory.INSTANCE.newSelectStrategy());
     }
 
     /** True on the thread of a loop that runs turn work (one of {@link EventLoops#group}'s) and has none yet. */
@@ -42,6 +37,23 @@ public final class LoopTurnWork implements SelectStrategy {
         if (!availableHere()) return false;
         OF_THREAD.get().work = work;
         return true;
+    }
+
+    /**
+     * The calling thread's loop polls at least {@code nanos} before it sleeps once traffic is steady
+     * ({@link SpinBeforeSleep}); false (and nothing changed) when that thread is no loop of {@link EventLoops#group}.
+     */
+    public static boolean pollBeforeSleep(long nanos) {
+        LoopTurnWork s = OF_THREAD.getIfExists();
+        if (s == null) return false;
+        s.next.pollAtLeast(nanos);
+        return true;
+    }
+
+    /** How long the calling thread's loop polls before it sleeps; 0 when it sleeps at once or is no such loop. */
+    public static long pollBeforeSleepNanos() {
+        LoopTurnWork s = OF_THREAD.getIfExists();
+        return s == null ? 0 : s.next.spinNanos();
     }
 
     @Override

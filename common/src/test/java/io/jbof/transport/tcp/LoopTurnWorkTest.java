@@ -68,4 +68,23 @@ class LoopTurnWorkTest {
             other.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         }
     }
+
+    @Test
+    void pollBeforeSleepIsSetOnlyOnTheCallingLoop() throws Exception {
+        assertFalse(LoopTurnWork.pollBeforeSleep(1_000), "not on a loop");
+        EventLoopGroup two = EventLoops.group(2, new DefaultThreadFactory("poll-test"));
+        try {
+            EventLoop a = two.next();
+            EventLoop b = two.next();
+            long before = b.submit(LoopTurnWork::pollBeforeSleepNanos).get(10, TimeUnit.SECONDS);
+            assertTrue(
+                    a.submit(() -> LoopTurnWork.pollBeforeSleep(before + 7_000)).get(10, TimeUnit.SECONDS));
+            assertEquals(
+                    before + 7_000, a.submit(LoopTurnWork::pollBeforeSleepNanos).get(10, TimeUnit.SECONDS));
+            assertEquals(
+                    before, b.submit(LoopTurnWork::pollBeforeSleepNanos).get(10, TimeUnit.SECONDS), "the other loop");
+        } finally {
+            two.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
 }

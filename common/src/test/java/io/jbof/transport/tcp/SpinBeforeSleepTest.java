@@ -69,6 +69,21 @@ class SpinBeforeSleepTest {
         assertEquals(1, polls.get());
     }
 
+    @Test
+    void aLoopWithoutPollSleepsAtOnceUntilItsWorkAsksForOne() throws Exception {
+        SpinBeforeSleep off = new SpinBeforeSleep(0, () -> now += 1_000);
+        assertEquals(SelectStrategy.SELECT, off.calculateStrategy(this::nothingReady, false));
+        now += 100_000;
+        assertEquals(SelectStrategy.SELECT, off.calculateStrategy(this::nothingReady, false));
+        assertEquals(0, polls.get(), "no poll while off");
+        off.pollAtLeast(SPIN);
+        off.pollAtLeast(SPIN / 2); // a smaller ask leaves the larger
+        off.calculateStrategy(this::nothingReady, false);
+        now += 100_000;
+        off.calculateStrategy(this::nothingReady, false);
+        assertEquals(SPIN / 1_000, polls.get(), "polls as long as the larger ask");
+    }
+
     private int nothingReady() {
         polls.incrementAndGet();
         return 0;

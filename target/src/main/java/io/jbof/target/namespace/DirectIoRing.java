@@ -28,6 +28,8 @@ public final class DirectIoRing implements IoUring.CompletionSink {
     /** Submissions per ring: commands beyond it, in flight on one loop at once, take the thread pool. */
     static final int ENTRIES = 1024;
 
+    private static final long SPIN_NANOS = Tunable.DIRECT_IO_SPIN_MICROS.longValue() * 1000;
+
     /** A direct read or write's end, on the loop that started it: bytes moved, or -errno. */
     public interface Completion {
         void directDone(int result);
@@ -63,6 +65,8 @@ public final class DirectIoRing implements IoUring.CompletionSink {
         this.free = new int[n];
         for (int i = 0; i < n; i++) free[i] = n - 1 - i;
         this.freeCount = n;
+        // A loop serving a drive polls before it sleeps: its sleeps wait for the drive as well as the host.
+        if (loop.inEventLoop()) LoopTurnWork.pollBeforeSleep(SPIN_NANOS);
         if (wakesLoopItself(loop)) {
             this.waker = null;
         } else {

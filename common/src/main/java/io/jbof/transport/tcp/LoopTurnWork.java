@@ -11,7 +11,7 @@ import io.netty.util.concurrent.FastThreadLocal;
  * pollers run in each turn of their reactor. The loop's select strategy runs it; one piece per loop.
  */
 public final class LoopTurnWork implements SelectStrategy {
-    /** Each loop's strategy, found from its thread (set at the loop's first turn); only {@link #set} looks. */
+    /** Each loop's strategy, found from its thread (set at the loop's first turn); looked up only outside turns. */
     private static final FastThreadLocal<LoopTurnWork> OF_THREAD = new FastThreadLocal<>();
 
     private final SpinBeforeSleep next;

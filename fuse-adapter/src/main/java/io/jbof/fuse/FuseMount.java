@@ -76,11 +76,11 @@ public final class FuseMount implements AutoCloseable {
         FuseSession.Config server = o.server();
         if (o.writebackCache() != server.writebackCache()) {
             server = new FuseSession.Config(
-                    server.readers(), server.maxBackground(), server.maxIo(), o.writebackCache());
+                    server.readers(), server.maxBackground(), server.maxIo(), o.writebackCache(), server.onLoops());
         }
         FuseSession session = new FuseSession(device, fs, server);
         FuseMount m = new FuseMount(fs, device, session);
-        session.start();
+        session.start(controller.ioQueueLoops());
         boolean ready;
         try {
             ready = session.awaitInit(30, TimeUnit.SECONDS);

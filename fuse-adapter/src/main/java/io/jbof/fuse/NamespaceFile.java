@@ -154,8 +154,9 @@ public final class NamespaceFile {
 
     /**
      * Writes the {@code length} readable bytes of {@code src} at {@code offset}. Whole blocks hold their
-     * lock stripes shared from here until the write completes (on whichever thread completes it); a
-     * range with partial blocks runs the blocking read-modify-write on {@code edges}.
+     * lock stripes shared from here until the write completes (on whichever thread completes it; where a
+     * patch holds one, the wait for it runs on {@code edges}); a range with partial blocks runs the blocking
+     * read-modify-write on {@code edges}. Never blocks the calling thread.
      */
     public CompletableFuture<Void> writeAsync(
             long offset, int length, ByteBuf src, boolean fua, WriteState st, Executor edges) {
@@ -171,7 +172,22 @@ public final class NamespaceFile {
                     },
                     edges);
         }
-        locks.lock(st.range.set(offset, length, blockSize), st.held);
+        if (!locks.tryLock(st.range.set(offset, length, blockSize), st.held)) {
+            // A patch holds a block of it: wait for the stripes on the edge pool, never on the caller's
+            // thread (an event loop reading FUSE requests would stall the very I/O the patch waits for).
+            return CompletableFuture.supplyAsync(
+                            () -> {
+                                locks.lock(st.range, st.held);
+                                return sendWrite(offset, length, src, fua, st);
+                            },
+                            edges)
+                    .thenCompose(f -> f);
+        }
+        return sendWrite(offset, length, src, fua, st);
+    }
+
+    /** Sends a whole-block write whose stripes {@code st} holds; they are released when it completes. */
+    private CompletableFuture<Void> sendWrite(long offset, int length, ByteBuf src, boolean fua, WriteState st) {
         CompletableFuture<Void> f;
         try {
             f = ns.write(offset / blockSize, length / blockSize, src, fua);

@@ -1,6 +1,7 @@
 package io.jbof.fuse;
 
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps read-modify-write of partial blocks correct under concurrency. A writer that patches a block
@@ -36,19 +37,61 @@ final class StripedBlockLocks {
 
     /** Locks the blocks a write of {@code r} touches into {@code h}; pair with {@link #unlock}. */
     void lock(ByteRange r, Held h) {
+        byte[] m = mark(r, h);
+        // Ascending stripe order: a range that wraps takes its low part (0..) before its high part.
+        int end = h.start + h.count;
+        if (end > STRIPES) acquire(m, 0, end - STRIPES);
+        acquire(m, h.start, Math.min(end, STRIPES));
+    }
+
+    /** Notes in {@code h} the stripes a write of {@code r} touches and how (shared, or exclusive for an edge). */
+    private static byte[] mark(ByteRange r, Held h) {
         byte[] m = h.modes;
         long first = r.firstBlock();
-        long last = r.lastBlock();
-        long n = Math.min(last - first + 1, STRIPES);
+        long n = Math.min(r.lastBlock() - first + 1, STRIPES);
         for (long i = 0; i < n; i++) m[stripe(first + i)] = 1;
         if (r.headBytes != 0) m[stripe(r.headLba)] = 2;
         if (r.tailBytes != 0) m[stripe(r.tailLba)] = 2;
         h.start = stripe(first);
         h.count = (int) n;
-        // Ascending stripe order: a range that wraps takes its low part (0..) before its high part.
+        return m;
+    }
+
+    /**
+     * {@link #lock} without waiting: true with every stripe held, or false with none held (some stripe is
+     * taken). For a thread that must not block (an event loop); honours the stripes' fairness, so a waiting
+     * patch is not overtaken.
+     */
+    boolean tryLock(ByteRange r, Held h) {
+        byte[] m = mark(r, h);
         int end = h.start + h.count;
-        if (end > STRIPES) acquire(m, 0, end - STRIPES);
-        acquire(m, h.start, Math.min(end, STRIPES));
+        int lowEnd = end > STRIPES ? end - STRIPES : 0;
+        int got = tryAcquire(m, 0, lowEnd);
+        if (got == lowEnd) {
+            int high = tryAcquire(m, h.start, Math.min(end, STRIPES));
+            if (high == Math.min(end, STRIPES)) return true;
+            release(m, h.start, high);
+        }
+        release(m, 0, got);
+        for (int s = 0; s < STRIPES; s++) m[s] = 0;
+        h.count = 0;
+        return false;
+    }
+
+    /** Takes stripes from {@code from} on until one is busy; returns the first one not taken ({@code to} when all were). */
+    private int tryAcquire(byte[] m, int from, int to) {
+        for (int s = from; s < to; s++) {
+            boolean got;
+            try {
+                // The timed form with 0 honours fairness, where the untimed tryAcquire barges.
+                got = stripes[s].tryAcquire(m[s] == 2 ? EXCLUSIVE : 1, 0, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                got = false;
+            }
+            if (!got) return s;
+        }
+        return to;
     }
 
     private void acquire(byte[] m, int from, int to) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jbof.fuse.kernel.FuseSession;
 import io.jbof.initiator.Namespace;
 import io.jbof.initiator.NvmeController;
 import io.jbof.target.config.TargetConfig;
@@ -247,8 +248,29 @@ class FuseMountTest {
 
     @Test
     void fourFioJobsAtDepth32VerifyAndTheirDepthReachesTheInitiator() throws Exception {
+        try (MountedTarget m = fourFioJobsVerify(FuseMount.Options.defaults())) {
+            // Read by the initiator's loops (run to completion), one per I/O queue's loop, not by threads.
+            int loops = m.controller.ioQueueLoops().size();
+            assertTrue(loops > 0);
+            assertEquals(loops, m.mount.session().loopReaders());
+        }
+    }
+
+    @Test
+    void fourFioJobsAtDepth32VerifyWithReaderThreads() throws Exception {
+        FuseMount.Options d = FuseMount.Options.defaults();
+        FuseSession.Config threads = new FuseSession.Config(2, 64, 1 << 20, false, false);
+        FuseMount.Options o = new FuseMount.Options(d.directIo(), false, false, false, d.readaheadKib(), threads);
+        try (MountedTarget m = fourFioJobsVerify(o)) {
+            assertEquals(0, m.mount.session().loopReaders());
+        }
+    }
+
+    /** Four fio jobs verify their random writes at depth 32 on a mount of {@code o}; returns the mount, still up. */
+    private MountedTarget fourFioJobsVerify(FuseMount.Options o) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Shell.has("fio"), "fio is not installed (apt-get install -y fio)");
-        try (MountedTarget m = MountedTarget.start(dir, FuseMount.Options.defaults(), "64M", "4096")) {
+        MountedTarget m = MountedTarget.start(dir, o, "64M", "4096");
+        try {
             // Each job its own 16 MiB quarter: verify=crc32c checks what that job wrote.
             String out = Shell.ok(
                     "fio",
@@ -271,6 +293,14 @@ class FuseMountTest {
             // libfuse 2 handed the adapter one direct I/O per open file at a time: at most 4 here.
             int peak = m.mount.session().peakInFlight();
             assertTrue(peak > 4, "requests in flight at once on the adapter: " + peak);
+            return m;
+        } catch (Exception | AssertionError e) {
+            try {
+                m.close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
     }
 

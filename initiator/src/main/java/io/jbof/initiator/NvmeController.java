@@ -22,6 +22,7 @@ import io.jbof.transport.tcp.tls.TlsHandshakeException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -602,6 +603,13 @@ public final class NvmeController implements AutoCloseable {
                         .map(n -> String.valueOf(n.nsid()))
                         .reduce((a, b) -> a + ", " + b)
                         .orElse("none") + ")");
+    }
+
+    /** The event loops the I/O queues run on, each once, in queue order (a queue's submissions there run to completion). */
+    public List<EventExecutor> ioQueueLoops() {
+        List<EventExecutor> loops = new ArrayList<>();
+        for (QueuePair q : ioQueues) if (!loops.contains(q.executor())) loops.add(q.executor());
+        return loops;
     }
 
     /**

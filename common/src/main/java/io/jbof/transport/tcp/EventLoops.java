@@ -59,6 +59,23 @@ public final class EventLoops {
         }
     }
 
+    /**
+     * The epoll descriptor {@code loop} sleeps on, for a descriptor that is no Netty channel to wake it (added
+     * tagged as the loop's {@link #wakeupFd}, so Netty takes its events for wake-ups); -1 for other loops or
+     * where Netty's field cannot be read.
+     */
+    public static int epollFd(EventExecutor loop) {
+        if (!(loop instanceof EpollEventLoop)) return -1;
+        try {
+            Field f = EpollEventLoop.class.getDeclaredField("epollFd");
+            f.setAccessible(true);
+            Object fd = f.get(loop);
+            return fd instanceof FileDescriptor ? ((FileDescriptor) fd).intValue() : -1;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     public static Class<? extends SocketChannel> socketChannel() {
         return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }

@@ -39,6 +39,12 @@ public final class LoopTurnWork implements SelectStrategy {
         return true;
     }
 
+    /** Stops running {@code work} on the calling thread's loop; nothing happens when other work (or none) is set. */
+    public static void clear(Runnable work) {
+        LoopTurnWork s = OF_THREAD.getIfExists();
+        if (s != null && s.work == work) s.work = null;
+    }
+
     /**
      * The calling thread's loop polls at least {@code nanos} before it sleeps once traffic is steady
      * ({@link SpinBeforeSleep}); false (and nothing changed) when that thread is no loop of {@link EventLoops#group}.

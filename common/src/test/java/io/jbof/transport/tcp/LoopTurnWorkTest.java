@@ -2,6 +2,7 @@ package io.jbof.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -58,11 +59,24 @@ class LoopTurnWorkTest {
     }
 
     @Test
-    void anEpollLoopTellsItsWakeUpDescriptorAndOtherExecutorsNone() throws Exception {
+    void clearedWorkLeavesTheLoopFreeForOtherWorkAndOnlyItsOwnWorkClears() throws Exception {
+        Runnable mine = () -> {};
+        assertTrue(loop.submit(() -> LoopTurnWork.set(mine)).get(10, TimeUnit.SECONDS));
+        loop.submit(() -> LoopTurnWork.clear(() -> {})).get(10, TimeUnit.SECONDS);
+        assertFalse(loop.submit(LoopTurnWork::availableHere).get(10, TimeUnit.SECONDS), "another's clear took it away");
+        loop.submit(() -> LoopTurnWork.clear(mine)).get(10, TimeUnit.SECONDS);
+        assertTrue(loop.submit(LoopTurnWork::availableHere).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void anEpollLoopTellsItsWakeUpAndEpollDescriptorsAndOtherExecutorsNone() throws Exception {
         assumeTrue(EventLoops.EPOLL, "epoll unavailable");
         assertTrue(EventLoops.wakeupFd(loop) >= 0);
+        assertTrue(EventLoops.epollFd(loop) >= 0);
+        assertNotEquals(EventLoops.wakeupFd(loop), EventLoops.epollFd(loop));
         DefaultEventExecutor other = new DefaultEventExecutor();
         try {
+            assertEquals(-1, EventLoops.epollFd(other));
             assertEquals(-1, EventLoops.wakeupFd(other));
         } finally {
             other.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();

@@ -77,8 +77,17 @@ public final class MountCommand implements Callable<Integer> {
     @Option(
             names = "--readers",
             paramLabel = "N",
-            description = "Threads reading requests from /dev/fuse (default: ${DEFAULT-VALUE}).")
+            description = "Threads reading requests from /dev/fuse where the event loops do not (see --reader-threads;"
+                    + " default: ${DEFAULT-VALUE}).")
     int readers = FuseSession.Config.defaults().readers();
+
+    @Option(
+            names = "--reader-threads",
+            description =
+                    "Read /dev/fuse on --readers threads instead of on the initiator's event loops. By default each"
+                            + " I/O queue's loop reads requests in its own turns where the transport allows it (NVMe/TCP on"
+                            + " epoll): a request then runs to completion on one thread, with no hand-over.")
+    boolean readerThreads;
 
     @Option(
             names = "--max-request",
@@ -101,7 +110,7 @@ public final class MountCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--max-request " + maxRequest + ": a multiple of 4K from 4K to 1M");
             }
             FuseSession.Config server =
-                    new FuseSession.Config(readers, maxBackground, (int) maxRequest, writebackCache);
+                    new FuseSession.Config(readers, maxBackground, (int) maxRequest, writebackCache, !readerThreads);
             m = FuseMount.mount(
                     c,
                     mountPoint,

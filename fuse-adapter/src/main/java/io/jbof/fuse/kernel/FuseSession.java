@@ -2,19 +2,27 @@ package io.jbof.fuse.kernel;
 
 import static io.jbof.fuse.kernel.FuseAbi.*;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves one FUSE connection: a few reader threads read requests from /dev/fuse (each from its own
- * cloned descriptor where the kernel allows, so replies go back where their request came from),
- * decode them and hand them to the {@link FuseOperations}. Nothing waits per request: an operation may
+ * Serves one FUSE connection. Requests are read from /dev/fuse (each reader from its own cloned
+ * descriptor where the kernel allows, so replies go back where their request came from), decoded and
+ * handed to the {@link FuseOperations}. The readers are the initiator's event loops where they can be
+ * ({@link LoopReader}: each queue's loop reads in its own turns, so a request runs to completion on the
+ * thread that sends its command), else a few reader threads. Nothing waits per request: an operation may
  * reply later from whatever thread completes it, and the request's slot returns to the pool then.
  * The pool's size bounds what is in flight; a reader that finds it empty waits for a reply.
  */
@@ -26,10 +34,11 @@ public final class FuseSession {
      * @param maxBackground  asynchronous requests (reads, direct I/O) the kernel may have outstanding
      * @param maxIo          largest read or write in bytes (a multiple of 4 KiB, at most 1 MiB)
      * @param writebackCache let the kernel cache writes (opt-in: data is durable only after fsync)
+     * @param onLoops        read on the loops given to {@link #start} where they allow it, not on threads
      */
-    public record Config(int readers, int maxBackground, int maxIo, boolean writebackCache) {
+    public record Config(int readers, int maxBackground, int maxIo, boolean writebackCache, boolean onLoops) {
         public static Config defaults() {
-            return new Config(defaultReaders(Runtime.getRuntime().availableProcessors()), 64, 1 << 20, false);
+            return new Config(defaultReaders(Runtime.getRuntime().availableProcessors()), 64, 1 << 20, false, true);
         }
 
         /**
@@ -48,8 +57,14 @@ public final class FuseSession {
     private final int maxSlots;
     private final AtomicInteger created = new AtomicInteger();
     private final List<Thread> readers = new ArrayList<>();
+    /** Copy-on-write: replies on any thread look through it while {@link #start} may still add. */
+    private final List<LoopReader> loopReaders = new CopyOnWriteArrayList<>();
+
     private final CountDownLatch initialized = new CountDownLatch(1);
-    private final CountDownLatch ended;
+    /** Readers still reading, plus one while {@link #start} runs; the connection ended when none is left. */
+    private final AtomicInteger live = new AtomicInteger(1);
+
+    private final CountDownLatch ended = new CountDownLatch(1);
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger peakInFlight = new AtomicInteger();
     private final AtomicInteger periodPeak = new AtomicInteger();
@@ -65,20 +80,75 @@ public final class FuseSession {
         this.device = device;
         this.ops = ops;
         this.config = config;
-        this.maxSlots = config.maxBackground() + config.readers() + 16;
+        this.maxSlots = config.maxBackground() + Math.max(config.readers(), 16) + 16;
         this.free = new ArrayBlockingQueue<>(maxSlots);
-        this.ended = new CountDownLatch(config.readers());
     }
 
-    /** Starts the readers; the kernel's INIT is already queued once the file system is mounted. */
+    /** Starts reader threads; the kernel's INIT is already queued once the file system is mounted. */
     public void start() {
-        for (int i = 0; i < config.readers(); i++) {
-            int fd = i == 0 ? device.fd() : device.cloneOrShare();
-            Thread t = new Thread(() -> serve(fd), "fuse-reader-" + i);
-            t.setDaemon(true);
-            readers.add(t);
+        start(List.of());
+    }
+
+    /**
+     * Starts the readers: one on each of {@code loops} that can read in its turns (when the config says
+     * so), else reader threads. The kernel's INIT is already queued once the file system is mounted.
+     */
+    public void start(List<? extends EventExecutor> loops) {
+        if (config.onLoops()) {
+            for (EventExecutor loop : loops) {
+                if (loopReaders.size() == 16) break;
+                int fd = loopReaders.isEmpty() ? device.fd() : device.cloneOrShare();
+                live.incrementAndGet();
+                LoopReader r = attachOn(loop, fd);
+                if (r == null) {
+                    live.decrementAndGet();
+                    continue;
+                }
+                loopReaders.add(r);
+            }
         }
-        readers.forEach(Thread::start);
+        if (loopReaders.isEmpty()) {
+            for (int i = 0; i < config.readers(); i++) {
+                int fd = i == 0 ? device.fd() : device.cloneOrShare();
+                Thread t = new Thread(() -> serve(fd), "fuse-reader-" + i);
+                t.setDaemon(true);
+                readers.add(t);
+            }
+            live.addAndGet(readers.size());
+            readers.forEach(Thread::start);
+        }
+        log.debug(
+                "FUSE requests read by {}",
+                loopReaders.isEmpty() ? readers.size() + " threads" : loopReaders.size() + " event loops");
+        readerEnded(); // start's own count
+    }
+
+    private LoopReader attachOn(EventExecutor loop, int fd) {
+        Future<LoopReader> f;
+        try {
+            f = loop.submit(() -> LoopReader.attach(this, loop, fd));
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("reading /dev/fuse on {} failed to start: {}", loop, e.toString());
+        }
+        // Not started in time: it must not start later, uncounted (a loop that runs it still is awaited).
+        if (!f.cancel(false)) return f.getNow();
+        return null;
+    }
+
+    /** How many event loops read requests (0: reader threads do). */
+    public int loopReaders() {
+        return loopReaders.size();
+    }
+
+    void readerEnded() {
+        if (live.decrementAndGet() == 0) ended.countDown();
     }
 
     /** True once INIT was answered; false when the connection ended first or the time ran out. */
@@ -125,21 +195,9 @@ public final class FuseSession {
     }
 
     private void serve(int fd) {
-        LibC libc = LibC.Holder.LIBC;
         try {
-            while (true) {
-                FuseRequest r = acquire();
-                long n = libc.read(fd, r.inAddress(), r.capacity());
-                if (n < 0) {
-                    int e = LibC.Holder.errno();
-                    free.offer(r);
-                    if (e == EINTR || e == EAGAIN || e == ENOENT)
-                        continue; // interrupted, or a request withdrawn meanwhile
-                    if (e != ENODEV) log.warn("reading /dev/fuse failed: errno {} ({})", e, libc.strerror(e));
-                    return; // ENODEV: unmounted or aborted
-                }
-                r.received(fd, (int) n);
-                dispatch(r);
+            while (readAndDispatch(fd, acquire()) != END) {
+                // next request
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -147,8 +205,45 @@ public final class FuseSession {
             failure = t;
             log.error("FUSE reader stopped", t);
         } finally {
-            ended.countDown();
+            readerEnded();
         }
+    }
+
+    /** {@link #readAndDispatch}: a request was read (or the read was interrupted), nothing waits, the connection ended. */
+    static final int READ_ONE = 0;
+
+    static final int EMPTY = 1;
+    static final int END = 2;
+
+    /** Reads one request from {@code fd} into {@code r} and hands it on; {@code r} returns to the pool where none came. */
+    int readAndDispatch(int fd, FuseRequest r) {
+        LibC libc = LibC.Holder.LIBC;
+        long n = libc.read(fd, r.inAddress(), r.capacity());
+        if (n < 0) {
+            int e = LibC.Holder.errno();
+            release(r);
+            if (e == EAGAIN) return EMPTY; // a non-blocking descriptor with nothing waiting
+            if (e == EINTR || e == ENOENT) return READ_ONE; // interrupted, or a request withdrawn meanwhile
+            if (e != ENODEV) log.warn("reading /dev/fuse failed: errno {} ({})", e, libc.strerror(e));
+            return END; // ENODEV: unmounted or aborted
+        }
+        r.received(fd, (int) n);
+        dispatch(r);
+        return READ_ONE;
+    }
+
+    /** A free slot, or null when all are in flight (never waits). */
+    FuseRequest tryAcquire() {
+        FuseRequest r = free.poll();
+        if (r != null) return r;
+        if (created.incrementAndGet() <= maxSlots) return new FuseRequest(this, config.maxIo());
+        created.decrementAndGet();
+        return null;
+    }
+
+    private void release(FuseRequest r) {
+        free.offer(r);
+        for (LoopReader l : loopReaders) l.slotFreed();
     }
 
     private FuseRequest acquire() throws InterruptedException {
@@ -163,7 +258,7 @@ public final class FuseSession {
     void finished(FuseRequest r) {
         int op = r.opcode();
         if (op == READ || op == WRITE) inFlight.decrementAndGet();
-        free.offer(r);
+        release(r);
     }
 
     private void dispatch(FuseRequest r) {
@@ -201,7 +296,7 @@ public final class FuseSession {
                 case FSYNCDIR -> r.replyOk();
                 case MKNOD, MKDIR, UNLINK, RMDIR, RENAME, RENAME2, LINK, SYMLINK, CREATE -> ops.modify(r, op);
                 // No reply: FORGET (inodes here are fixed), INTERRUPT (every request ends on its own soon).
-                case FORGET, BATCH_FORGET, INTERRUPT -> free.offer(r);
+                case FORGET, BATCH_FORGET, INTERRUPT -> release(r);
                 case DESTROY -> r.replyOk();
                 default -> r.replyError(ENOSYS);
             }

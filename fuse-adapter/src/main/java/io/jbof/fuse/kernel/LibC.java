@@ -18,6 +18,13 @@ public interface LibC {
     int MNT_DETACH = 2;
     int AF_UNIX = 1;
     int SOCK_STREAM = 1;
+    int F_GETFL = 3;
+    int F_SETFL = 4;
+    int O_NONBLOCK = 04000;
+    int EPOLL_CTL_ADD = 1;
+    int EPOLL_CTL_DEL = 2;
+    int EPOLLIN = 1;
+    int EPOLLET = 1 << 31;
 
     int open(String path, int flags);
 
@@ -40,6 +47,9 @@ public interface LibC {
     long recvmsg(int fd, long msghdr, int flags);
 
     int fcntl(int fd, int cmd, int arg);
+
+    /** {@code event}: the address of a struct epoll_event (packed on x86_64: events at 0, data at 4; data at 8 elsewhere). */
+    int epoll_ctl(int epfd, int op, int fd, long event);
 
     String strerror(int errnum);
 

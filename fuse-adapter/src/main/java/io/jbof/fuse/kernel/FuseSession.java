@@ -84,11 +84,6 @@ public final class FuseSession {
         this.free = new ArrayBlockingQueue<>(maxSlots);
     }
 
-    /** Starts reader threads; the kernel's INIT is already queued once the file system is mounted. */
-    public void start() {
-        start(List.of());
-    }
-
     /**
      * Starts the readers: one on each of {@code loops} that can read in its turns (when the config says
      * so), else reader threads. The kernel's INIT is already queued once the file system is mounted.
@@ -247,11 +242,8 @@ public final class FuseSession {
     }
 
     private FuseRequest acquire() throws InterruptedException {
-        FuseRequest r = free.poll();
-        if (r != null) return r;
-        if (created.incrementAndGet() <= maxSlots) return new FuseRequest(this, config.maxIo());
-        created.decrementAndGet();
-        return free.take();
+        FuseRequest r = tryAcquire();
+        return r != null ? r : free.take();
     }
 
     /** Called by a request once its reply was written: its slot serves the next request. */

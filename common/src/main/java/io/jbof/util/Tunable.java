@@ -9,8 +9,9 @@ public enum Tunable {
     NIO("jbof.nio", "false", "NVMe/TCP on Java NIO instead of Netty's native epoll transport (both roles)."),
     SENDFILE_MIN(
             "jbof.sendfileMin",
-            "16384",
-            "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy); shorter ones are copied into the PDU."),
+            "0",
+            "Target, NVMe/TCP: reads of at least this many bytes go by sendfile (zero copy), the others are copied into"
+                    + " their PDU; 0 (the default) copies all: on loopback the copy measured faster and cheaper in CPU."),
     DIRECT_IO_THREADS(
             "jbof.directIoThreads",
             "64",

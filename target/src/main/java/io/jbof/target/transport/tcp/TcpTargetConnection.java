@@ -86,6 +86,11 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
     private int[] free = new int[16];
     private int freeCount;
     private int inFlight;
+    /**
+     * Reads of at least this many bytes go by sendfile; 0: none do. Read per connection, so that a test can run
+     * both paths in one JVM.
+     */
+    private final int sendfileMin = Tunable.SENDFILE_MIN.intValue();
 
     public TcpTargetConnection(
             TargetQueueAcceptor acceptor, TcpTargetOptions options, PduDecoder decoder, TcpBackPressure backPressure) {
@@ -635,9 +640,9 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
         @Override
         public void sendFile(FileChannel file, long position, int n) {
             if (closed) return;
-            if (dataDigest || n < SENDFILE_MIN) {
-                // The digest needs the bytes; and a small read copied behind its header leaves in one writev,
-                // one TCP segment, where header + sendfile are two syscalls and two segments (two wake-ups).
+            if (dataDigest || sendfileMin == 0 || n < sendfileMin) {
+                // The digest needs the bytes; and a read copied behind its header leaves in one writev, where
+                // header + sendfile are two syscalls and two segments (two wake-ups of the host).
                 ByteBuf data = ctx.alloc().directBuffer(n);
                 try {
                     int got = 0;
@@ -717,8 +722,6 @@ public final class TcpTargetConnection extends ChannelInboundHandlerAdapter impl
      * rest run here, instead of both ends taking turns at whole batches (nvmet-tcp's send budget, 8).
      */
     static final int SEND_BUDGET = Tunable.TCP_SEND_BUDGET.intValue();
-    /** Reads shorter than this are copied into the PDU; longer ones go by sendfile (zero-copy). */
-    static final int SENDFILE_MIN = Tunable.SENDFILE_MIN.intValue();
     /** Bound on the time from accepting a connection to its Fabrics Connect (ICReq included). */
     static final long CONNECT_TIMEOUT_MS = Tunable.TCP_CONNECT_TIMEOUT_MS.longValue();
     /** Bound on the wait for a host's data after an R2T (or between its H2CData PDUs). */

@@ -14,7 +14,9 @@ import java.util.zip.CRC32C;
  * <p>A data PDU type given to {@link #placeData} is not held whole: once its header is in, its payload goes to the
  * {@link DataPlacement} piece by piece as the socket delivers it, straight from the read buffer into the command's
  * buffer (one copy instead of two: no cumulation of the whole PDU first), as Linux's nvme-tcp host copies C2HData
- * from the skb into the request's pages.
+ * from the skb into the request's pages. Where the placement offers its buffer ({@link DataPlacement#target}) and
+ * nothing is left over from earlier reads, {@link PlacedReads} has the socket read the rest of a large payload into
+ * that buffer itself: the kernel's copy is then the only one.
  */
 public final class PduDecoder extends ByteToMessageDecoder {
     private final boolean controllerSide;
@@ -32,6 +34,20 @@ public final class PduDecoder extends ByteToMessageDecoder {
 
     private boolean placingDigest;
     private int placingCid;
+    /** The buffer last handed out by {@link #directReadTarget}: its bytes are already in place when it comes back. */
+    private ByteBuf directRead;
+
+    /**
+     * The smallest rest of a payload worth a read of its own: smaller ones ride along with the next PDUs' headers in
+     * one ordinary read (a syscall per 4 KiB PDU would cost more than the copy it saves).
+     */
+    static final int DIRECT_READ_MIN = 16 * 1024;
+    /** A read between large payloads: a few headers (and capsule responses) and the start of the next payload. */
+    static final int HEADER_READ = 1024;
+    /** Whether the last placed payload was large: more are likely to follow (a streaming read). */
+    private boolean largePayloads;
+    /** Bytes of other PDUs since then: more than a header read's worth ends the streak (short reads would then cost). */
+    private int otherBytes;
 
     /**
      * @param controllerSide true on the target (accepts host-to-controller PDU types)
@@ -69,6 +85,37 @@ public final class PduDecoder extends ByteToMessageDecoder {
 
         /** The whole payload arrived (its digest checked). */
         void end();
+
+        /**
+         * The destination of the next payload bytes itself, for the socket to read into: an empty buffer of capacity at
+         * most {@code length} that the caller releases, or null to have the bytes copied through {@link #data}.
+         */
+        default ByteBuf target(int length) {
+            return null;
+        }
+
+        /** The next {@code length} payload bytes arrived in the buffer {@link #target} gave: already where they go. */
+        default void placed(int length) {
+            throw new IllegalStateException("no target was given");
+        }
+    }
+
+    /**
+     * Where the socket's next read should go: the rest of the payload being placed, when it is large, the placement
+     * offers its buffer and no earlier bytes wait in the cumulation; else null (an ordinary read). Event loop only.
+     */
+    public ByteBuf directReadTarget() {
+        if (failed || placing < DIRECT_READ_MIN || internalBuffer().isReadable()) return null;
+        directRead = placement.target(placing);
+        return directRead;
+    }
+
+    /**
+     * True between PDUs of a stream of large placed payloads with nothing buffered: the next read should take little
+     * more than a header, so that the payload after it is read in place rather than copied out of a large read.
+     */
+    public boolean headerReadNext() {
+        return largePayloads && placing < 0 && !failed && !internalBuffer().isReadable();
     }
 
     @Override
@@ -155,6 +202,8 @@ public final class PduDecoder extends ByteToMessageDecoder {
                 placement.begin(in, at);
                 in.skipBytes(pdo);
                 placing = (int) plen - pdo - (placingDigest ? Pdu.DIGEST : 0);
+                largePayloads = placing >= DIRECT_READ_MIN;
+                otherBytes = 0;
                 if (placingDigest) crc.reset();
                 continue;
             }
@@ -178,6 +227,7 @@ public final class PduDecoder extends ByteToMessageDecoder {
                     out.add(DATA_DIGEST_ERROR);
                 }
             }
+            if (largePayloads && (otherBytes += (int) plen) > HEADER_READ) largePayloads = false;
             out.add(in.readRetainedSlice((int) plen));
         }
     }
@@ -188,7 +238,12 @@ public final class PduDecoder extends ByteToMessageDecoder {
         if (n > 0) {
             int from = in.readerIndex();
             if (placingDigest) Pdu.crc32cUpdate(crc, in, from, n);
-            placement.data(in, from, n);
+            if (in == directRead) {
+                placement.placed(n); // read there by the socket (the cumulation is the read buffer when it was empty)
+                directRead = null;
+            } else {
+                placement.data(in, from, n);
+            }
             in.skipBytes(n);
             placing -= n;
         }

@@ -1,6 +1,7 @@
 package io.jbof.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -154,5 +156,83 @@ class PduDecoderTest {
         ch.writeInbound(capsule(false, false, new byte[0]));
         assertNull(ch.readInbound());
         return (PduException) e.getCause();
+    }
+
+    /** A placement into one destination buffer that counts what it was handed to copy and what arrived in place. */
+    private static final class Destination implements PduDecoder.DataPlacement {
+        final ByteBuf buf = Unpooled.directBuffer(256 * 1024);
+        int next;
+        int copied;
+        int placed;
+        int ended;
+
+        @Override
+        public void begin(ByteBuf header, int at) {
+            next = 0;
+        }
+
+        @Override
+        public void data(ByteBuf in, int from, int length) {
+            buf.setBytes(next, in, from, length);
+            next += length;
+            copied += length;
+        }
+
+        @Override
+        public ByteBuf target(int length) {
+            return buf.retainedSlice(next, length).clear();
+        }
+
+        @Override
+        public void placed(int length) {
+            next += length;
+            placed += length;
+        }
+
+        @Override
+        public void end() {
+            ended++;
+        }
+    }
+
+    @Test
+    void theRestOfALargePayloadIsReadIntoItsDestinationAndNotCopied() {
+        PduDecoder d = new PduDecoder(true, 1 << 20);
+        d.negotiated(false, true, 1 << 20);
+        Destination dst = new Destination();
+        d.placeData(Pdu.H2C_DATA, dst);
+        EmbeddedChannel ch = new EmbeddedChannel(d);
+        byte[] payload = new byte[128 * 1024];
+        new java.util.Random(3).nextBytes(payload);
+        PduEncoder enc = new PduEncoder();
+        enc.negotiated(false, true);
+        ByteBuf header = enc.dataHeader(
+                io.netty.buffer.ByteBufAllocator.DEFAULT, Pdu.H2C_DATA, 1, 0, 0, payload.length, true, false);
+        ByteBuf digest = Unpooled.buffer(4)
+                .writeIntLE(Pdu.crc32c(new CRC32C(), Unpooled.wrappedBuffer(payload), 0, payload.length));
+
+        assertNull(d.directReadTarget(), "between PDUs a read is an ordinary one");
+        // The first read brings the header and the start of the payload, as a socket read does.
+        ch.writeInbound(Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(payload, 0, 1000)));
+        ByteBuf socketRead = d.directReadTarget();
+        assertEquals(payload.length - 1000, socketRead.capacity(), "the read takes the rest of the payload, no more");
+        socketRead.writeBytes(payload, 1000, payload.length - 1000); // what the socket does with the target
+        ch.writeInbound(socketRead);
+        assertEquals(1000, dst.copied);
+        assertEquals(payload.length - 1000, dst.placed);
+        assertEquals(0, dst.ended, "the data digest is still to come");
+        ch.writeInbound(digest);
+        assertEquals(1, dst.ended);
+        for (int i = 0; i < payload.length; i++) assertEquals(payload[i], dst.buf.getByte(i), "byte " + i);
+        assertTrue(d.headerReadNext(), "after a large payload the next read is kept short");
+        int others = 0;
+        while (others <= PduDecoder.HEADER_READ) {
+            ch.writeInbound(capsule(false, false, new byte[0]));
+            ReferenceCountUtil.release(ch.readInbound());
+            others += Pdu.CAPSULE_CMD_HLEN;
+        }
+        assertFalse(d.headerReadNext(), "a header read's worth of other PDUs ends the short reads");
+        dst.buf.release();
+        assertTrue(!ch.finish());
     }
 }

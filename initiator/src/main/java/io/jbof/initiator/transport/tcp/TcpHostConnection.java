@@ -247,7 +247,10 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         cmd.onCompletion(completion.wrap(syntheticCqe, 0));
     }
 
-    /** C2HData checked at its header, then its payload copied into the command's buffer piece by piece. */
+    /**
+     * C2HData checked at its header, then its payload copied into the command's buffer piece by piece, or read there
+     * by the socket itself ({@link #target}).
+     */
     private final class C2HDataPlacement implements PduDecoder.DataPlacement {
         private HostCommand cmd;
         private int cid;
@@ -293,6 +296,18 @@ public final class TcpHostConnection extends ChannelInboundHandlerAdapter implem
         @Override
         public void data(ByteBuf in, int from, int length) {
             cmd.data().setBytes(next, in, from, length);
+            next += length;
+        }
+
+        @Override
+        public ByteBuf target(int length) {
+            ByteBuf d = cmd.data();
+            // The socket writes by address: a heap buffer keeps the copy.
+            return d.hasMemoryAddress() ? d.retainedSlice(next, length).clear() : null;
+        }
+
+        @Override
+        public void placed(int length) {
             next += length;
         }
 

@@ -7,6 +7,7 @@ import io.jbof.transport.TransportType;
 import io.jbof.transport.tcp.EventLoops;
 import io.jbof.transport.tcp.Pdu;
 import io.jbof.transport.tcp.PduDecoder;
+import io.jbof.transport.tcp.PlacedReads;
 import io.jbof.transport.tcp.tls.TlsPskClientPeer;
 import io.jbof.transport.tcp.tls.TlsPskHandler;
 import io.netty.bootstrap.Bootstrap;
@@ -60,6 +61,7 @@ public final class TcpHostTransport implements HostTransport {
                                     .addLast(
                                             "tls",
                                             TlsPskHandler.client(new TlsPskClientPeer(o.tls(), o.tlsSha256Binder())));
+                        else ch.config().setRecvByteBufAllocator(new PlacedReads(decoder)); // C2HData read in place
                         ch.pipeline().addLast("pdu-decoder", decoder);
                         ch.pipeline()
                                 .addLast(

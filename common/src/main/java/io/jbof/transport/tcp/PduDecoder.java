@@ -238,12 +238,11 @@ public final class PduDecoder extends ByteToMessageDecoder {
         if (n > 0) {
             int from = in.readerIndex();
             if (placingDigest) Pdu.crc32cUpdate(crc, in, from, n);
-            if (in == directRead) {
-                placement.placed(n); // read there by the socket (the cumulation is the read buffer when it was empty)
-                directRead = null;
-            } else {
-                placement.data(in, from, n);
-            }
+            boolean inPlace =
+                    in == directRead; // read there by the socket (the cumulation is that buffer when it was empty)
+            directRead = null;
+            if (inPlace) placement.placed(n);
+            else placement.data(in, from, n);
             in.skipBytes(n);
             placing -= n;
         }
